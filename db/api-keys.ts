@@ -1,0 +1,51 @@
+// API keys of a shop: create (the secret is returned once), list, revoke, and
+// the per-request lookup by hash.
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { displayPrefix, generateApiKeySecret, hashApiKey } from '../domain/api-key.js'
+import type { Queryable } from './client.js'
+import { apiKeys } from './schema.js'
+
+const publicColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt
+}
+
+export type ApiKeyRow = { id: string, name: string, prefix: string, createdAt: Date, lastUsedAt: Date | null, revokedAt: Date | null }
+
+export async function createApiKey (db: Queryable, shopId: string, name: string): Promise<{ apiKey: ApiKeyRow, secret: string }> {
+  const secret = generateApiKeySecret()
+  const [apiKey] = await db.insert(apiKeys)
+    .values({ shopId, name, keyHash: hashApiKey(secret), prefix: displayPrefix(secret) })
+    .returning(publicColumns)
+  return { apiKey, secret }
+}
+
+export function listApiKeys (db: Queryable, shopId: string): Promise<ApiKeyRow[]> {
+  return db.select(publicColumns).from(apiKeys).where(eq(apiKeys.shopId, shopId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+}
+
+/** Revokes a key (idempotent: a revoked key keeps its first revocation time). */
+export async function revokeApiKey (db: Queryable, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  const [apiKey] = await db.update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, date_trunc('milliseconds', now()))` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.shopId, shopId)))
+    .returning(publicColumns)
+  return apiKey
+}
+
+export interface AuthenticatedKey { id: string, shopId: string, lastUsedAt: Date | null }
+
+export async function findActiveApiKey (db: Queryable, secret: string): Promise<AuthenticatedKey | undefined> {
+  const [row] = await db.select({ id: apiKeys.id, shopId: apiKeys.shopId, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hashApiKey(secret)), isNull(apiKeys.revokedAt)))
+  return row
+}
+
+export async function touchApiKey (db: Queryable, keyId: string): Promise<void> {
+  await db.update(apiKeys).set({ lastUsedAt: sql`date_trunc('milliseconds', now())` }).where(eq(apiKeys.id, keyId))
+}

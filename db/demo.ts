@@ -1,0 +1,39 @@
+// Demo data for a first look: a shop with a USD rate, an externally automated
+// product priced in dollars, and an API key.
+import { createApiKey } from './api-keys.js'
+import { listCategories } from './categories.js'
+import type { Db } from './client.js'
+import { upsertCurrencyRate } from './currency-rates.js'
+import { createProduct } from './products.js'
+import { createShop } from './shops.js'
+
+export async function seedDemoShop (db: Db, name = 'Demo shop'): Promise<{ shopId: string, productId: string, secret: string }> {
+  const shop = await createShop(db, name)
+  const usd = await upsertCurrencyRate(db, shop.id, 'USD', '92.500000')
+  const category = (await listCategories(db)).find((c) => c.pathEn === 'gift-cards/steam') ?? (await listCategories(db))[0]
+  const region = category.filters[0]
+  const product = await createProduct(db, shop.id, {
+    categoryId: category.id,
+    title: 'Steam wallet code, $10',
+    description: 'A Steam wallet top-up code. Delivered automatically within minutes of payment.',
+    isActive: true,
+    external: true,
+    currencyRateId: usd.id,
+    price: 10,
+    imageId: '',
+    employeeReward: { type: 'percent', value: 0 },
+    fields: [
+      { type: 'text', label: 'Steam profile link', required: false, multiple: false, options: [] },
+      {
+        type: 'select',
+        label: 'Delivery',
+        required: true,
+        multiple: false,
+        options: [{ label: 'Code in chat', price: 0 }, { label: 'Top-up to my account', price: 0.5 }]
+      }
+    ],
+    filters: region ? [{ filterId: region.id, optionIds: [region.options[0].id] }] : []
+  })
+  const { secret } = await createApiKey(db, shop.id, 'demo')
+  return { shopId: shop.id, productId: product.id, secret }
+}

@@ -1,0 +1,50 @@
+// First start on the embedded default: generate and keep an internal token in
+// DATA_DIR, and on an empty database seed a demo shop (a rate, an external
+// product, an API key), printing the key and the token once.
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../plugins/config.js'
+import { seedDemoShop } from './demo.js'
+import { shops } from './schema.js'
+
+export interface FirstRun {
+  config: Config
+  seed: (app: FastifyInstance) => Promise<void>
+}
+
+function loadOrCreateToken (dataDir: string): { token: string, created: boolean } {
+  const file = join(dataDir, 'internal-token')
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), created: false }
+  mkdirSync(dataDir, { recursive: true })
+  const token = randomBytes(24).toString('base64url')
+  writeFileSync(file, token + '\n', { mode: 0o600 })
+  return { token, created: true }
+}
+
+export async function prepareEmbeddedInstallation (config: Config): Promise<FirstRun> {
+  const embedded = !config.DATABASE_URL
+  if (!embedded) return { config, seed: async () => {} }
+  const generated = config.INTERNAL_TOKEN ? null : loadOrCreateToken(config.DATA_DIR)
+  const effective = generated ? { ...config, INTERNAL_TOKEN: generated.token } : config
+  return {
+    config: effective,
+    async seed (app) {
+      const [anyShop] = await app.db.select({ id: shops.id }).from(shops).limit(1)
+      if (anyShop) return
+      const demo = await seedDemoShop(app.db)
+      // Printed, not logged: logs never carry secrets, and this is shown once.
+      const lines = [
+        '',
+        'First start on the embedded database: demo data created.',
+        `  demo shop:    ${demo.shopId}`,
+        `  demo API key: ${demo.secret}   (shown only now)`,
+        generated ? `  internal token (kept in ${join(config.DATA_DIR, 'internal-token')}): ${generated.token}` : '  internal token: the INTERNAL_TOKEN you set',
+        `  try: curl -H "Authorization: Bearer ${demo.secret}" ${config.PUBLIC_BASE_URL}/v1/products`,
+        ''
+      ]
+      process.stdout.write(lines.join('\n') + '\n')
+    }
+  }
+}

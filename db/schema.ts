@@ -1,0 +1,213 @@
+// The database schema (drizzle). `npm run db:generate` turns changes here into
+// a committed SQL migration under db/migrations; the service applies them on start.
+import { relations, sql } from 'drizzle-orm'
+import {
+  bigint, boolean, customType, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid
+} from 'drizzle-orm/pg-core'
+
+/** Millisecond timestamps: the API speaks milliseconds, so the database stores exactly that. */
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 })
+const stamp = (name: string) => ts(name).notNull().default(sql`date_trunc('milliseconds', now())`)
+/** Money with two decimals, read back as an exact decimal string. */
+const money = (name: string) => numeric(name, { precision: 14, scale: 2 })
+const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`)
+
+const bytea = customType<{ data: Buffer, driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => Buffer.isBuffer(value) ? value : Buffer.from(value)
+})
+
+export const shops = pgTable('shops', {
+  id: id(),
+  name: text('name').notNull(),
+  createdAt: stamp('created_at')
+})
+
+export const apiKeys = pgTable('api_keys', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  name: text('name').notNull(),
+  keyHash: text('key_hash').notNull(),
+  prefix: text('prefix').notNull(),
+  createdAt: stamp('created_at'),
+  lastUsedAt: ts('last_used_at'),
+  revokedAt: ts('revoked_at')
+}, (t) => [
+  uniqueIndex('api_keys_key_hash_idx').on(t.keyHash),
+  index('api_keys_shop_idx').on(t.shopId, t.createdAt)
+])
+
+export const categories = pgTable('categories', {
+  id: id(),
+  pathRu: text('path_ru').notNull(),
+  pathEn: text('path_en').notNull(),
+  createdAt: stamp('created_at')
+}, (t) => [uniqueIndex('categories_path_en_idx').on(t.pathEn)])
+
+export const categoryFilters = pgTable('category_filters', {
+  id: id(),
+  categoryId: uuid('category_id').notNull().references(() => categories.id, { onDelete: 'cascade' }),
+  position: integer('position').notNull(),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  affectsPrice: boolean('affects_price').notNull()
+}, (t) => [index('category_filters_category_idx').on(t.categoryId, t.position)])
+
+export const categoryFilterOptions = pgTable('category_filter_options', {
+  id: id(),
+  filterId: uuid('filter_id').notNull().references(() => categoryFilters.id, { onDelete: 'cascade' }),
+  position: integer('position').notNull(),
+  label: text('label').notNull()
+}, (t) => [index('category_filter_options_filter_idx').on(t.filterId, t.position)])
+
+export const currencyRates = pgTable('currency_rates', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  code: text('code').notNull(),
+  /** Rubles per one unit of the currency. */
+  rate: numeric('rate', { precision: 18, scale: 6 }).notNull(),
+  updatedAt: stamp('updated_at')
+}, (t) => [uniqueIndex('currency_rates_shop_code_idx').on(t.shopId, t.code)])
+
+export const media = pgTable('media', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  ext: text('ext').notNull(),
+  mime: text('mime').notNull(),
+  size: integer('size').notNull(),
+  /** SHA-256 hex of the bytes: the strong ETag of the public file. */
+  sha256: text('sha256').notNull(),
+  data: bytea('data').notNull(),
+  createdAt: stamp('created_at')
+}, (t) => [index('media_shop_idx').on(t.shopId)])
+
+export const products = pgTable('products', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  categoryId: uuid('category_id').notNull().references(() => categories.id),
+  title: text('title').notNull(),
+  description: text('description').notNull(),
+  active: boolean('active').notNull(),
+  archived: boolean('archived').notNull().default(false),
+  external: boolean('external').notNull(),
+  currencyRateId: uuid('currency_rate_id').references(() => currencyRates.id),
+  price: money('price').notNull(),
+  imageId: uuid('image_id').references(() => media.id),
+  employeeRewardType: text('employee_reward_type').notNull(),
+  employeeRewardValue: money('employee_reward_value').notNull(),
+  createdAt: stamp('created_at'),
+  updatedAt: stamp('updated_at')
+}, (t) => [index('products_shop_created_idx').on(t.shopId, t.createdAt.desc(), t.id.desc())])
+
+export const productFields = pgTable('product_fields', {
+  id: id(),
+  productId: uuid('product_id').notNull().references(() => products.id, { onDelete: 'cascade' }),
+  position: integer('position').notNull(),
+  type: text('type').notNull(),
+  label: text('label').notNull(),
+  required: boolean('required').notNull(),
+  multiple: boolean('multiple').notNull(),
+  valuePricing: boolean('value_pricing').notNull().default(false),
+  valueMin: numeric('value_min', { precision: 20, scale: 6 }).notNull().default('0'),
+  valueMax: numeric('value_max', { precision: 20, scale: 6 }).notNull().default('0'),
+  valueStep: numeric('value_step', { precision: 20, scale: 6 }).notNull().default('0'),
+  dataRequest: boolean('data_request').notNull().default(false),
+  dataRequestWebhookUrl: text('data_request_webhook_url').notNull().default(''),
+  requestAfterPayment: boolean('request_after_payment').notNull().default(false)
+}, (t) => [index('product_fields_product_idx').on(t.productId, t.position)])
+
+export const productFieldOptions = pgTable('product_field_options', {
+  id: id(),
+  fieldId: uuid('field_id').notNull().references(() => productFields.id, { onDelete: 'cascade' }),
+  position: integer('position').notNull(),
+  label: text('label').notNull(),
+  price: money('price').notNull()
+}, (t) => [index('product_field_options_field_idx').on(t.fieldId, t.position)])
+
+export const productFilters = pgTable('product_filters', {
+  id: id(),
+  productId: uuid('product_id').notNull().references(() => products.id, { onDelete: 'cascade' }),
+  filterId: uuid('filter_id').notNull().references(() => categoryFilters.id),
+  position: integer('position').notNull(),
+  optionIds: uuid('option_ids').array().notNull()
+}, (t) => [uniqueIndex('product_filters_product_filter_idx').on(t.productId, t.filterId)])
+
+export const orders = pgTable('orders', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  productId: uuid('product_id').notNull().references(() => products.id),
+  productTitle: text('product_title').notNull(),
+  quantity: integer('quantity').notNull(),
+  /** Rubles the buyer paid for the whole order. */
+  amount: money('amount').notNull(),
+  status: text('status').notNull().default('paid'),
+  assigneeType: text('assignee_type').notNull().default('user'),
+  fieldValues: jsonb('field_values').$type<Array<{ fieldId: string, label: string, value: string }>>().notNull(),
+  deliveredValues: jsonb('delivered_values').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  cancelReason: text('cancel_reason'),
+  createdAt: stamp('created_at'),
+  takenAt: ts('taken_at'),
+  deliveredAt: ts('delivered_at'),
+  completedAt: ts('completed_at'),
+  cancelledAt: ts('cancelled_at'),
+  updatedAt: stamp('updated_at')
+}, (t) => [
+  index('orders_shop_status_created_idx').on(t.shopId, t.status, t.createdAt, t.id),
+  index('orders_product_idx').on(t.productId)
+])
+
+export const orderMessages = pgTable('order_messages', {
+  id: id(),
+  orderId: uuid('order_id').notNull().references(() => orders.id),
+  senderRole: text('sender_role').notNull(),
+  text: text('text').notNull(),
+  /** Strictly increasing within an order: the chat cursor relies on it. */
+  createdAt: stamp('created_at')
+}, (t) => [uniqueIndex('order_messages_order_created_idx').on(t.orderId, t.createdAt)])
+
+export const ledgerEntries = pgTable('ledger_entries', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  orderId: uuid('order_id').notNull().references(() => orders.id),
+  kind: text('kind').notNull(),
+  amount: money('amount').notNull(),
+  createdAt: stamp('created_at')
+}, (t) => [
+  // One money movement of each kind per order: a second refund or credit cannot exist.
+  uniqueIndex('ledger_entries_order_kind_idx').on(t.orderId, t.kind),
+  index('ledger_entries_shop_idx').on(t.shopId, t.createdAt)
+])
+
+/** Idempotency records when no Redis is configured (Redis holds them otherwise). */
+export const idempotencyRecords = pgTable('idempotency_records', {
+  key: text('key').primaryKey(),
+  fingerprint: text('fingerprint').notNull(),
+  /** Null while the first request is still running. */
+  response: jsonb('response').$type<{ statusCode: number, headers: Record<string, string>, body: string }>(),
+  expiresAt: bigint('expires_at', { mode: 'number' }).notNull()
+}, (t) => [index('idempotency_records_expires_idx').on(t.expiresAt)])
+
+export const categoriesRelations = relations(categories, ({ many }) => ({ filters: many(categoryFilters) }))
+export const categoryFiltersRelations = relations(categoryFilters, ({ one, many }) => ({
+  category: one(categories, { fields: [categoryFilters.categoryId], references: [categories.id] }),
+  options: many(categoryFilterOptions)
+}))
+export const categoryFilterOptionsRelations = relations(categoryFilterOptions, ({ one }) => ({
+  filter: one(categoryFilters, { fields: [categoryFilterOptions.filterId], references: [categoryFilters.id] })
+}))
+export const productsRelations = relations(products, ({ one, many }) => ({
+  fields: many(productFields),
+  filters: many(productFilters),
+  currencyRate: one(currencyRates, { fields: [products.currencyRateId], references: [currencyRates.id] }),
+  image: one(media, { fields: [products.imageId], references: [media.id] })
+}))
+export const productFieldsRelations = relations(productFields, ({ one, many }) => ({
+  product: one(products, { fields: [productFields.productId], references: [products.id] }),
+  options: many(productFieldOptions)
+}))
+export const productFieldOptionsRelations = relations(productFieldOptions, ({ one }) => ({
+  field: one(productFields, { fields: [productFieldOptions.fieldId], references: [productFields.id] })
+}))
+export const productFiltersRelations = relations(productFilters, ({ one }) => ({
+  product: one(products, { fields: [productFilters.productId], references: [products.id] })
+}))

@@ -1,0 +1,101 @@
+// One error handler for the whole service: every failure leaves as the envelope
+// `{success:false, error:{code, message, details?}}`; 5xx never leak internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+
+export interface ErrorDetail { path: string, message: string }
+
+/** An error the client should see as is: stable code, HTTP status, human message. */
+export class ApiError extends Error {
+  constructor (
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[]
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, 'ORDER_NOT_FOUND', `${what} not found.`)
+export const validationError = (message: string, details?: ErrorDetail[]) => new ApiError(400, 'VALIDATION_ERROR', message, details)
+
+/** Fastify's own error codes that are the client's fault, mapped to our codes. */
+const clientErrors: Record<string, { status: number, code: string, message: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is empty.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'VALIDATION_ERROR', message: 'The request body is too large.' },
+  FST_REQ_FILE_TOO_LARGE: { status: 413, code: 'VALIDATION_ERROR', message: 'The file is larger than 10 MB.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'VALIDATION_ERROR', message: 'Unsupported Content-Type.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body.' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: 'VALIDATION_ERROR', message: 'The request is not multipart/form-data.' },
+  FST_PARTS_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Too many parts in the upload.' },
+  FST_FILES_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Send exactly one file, in the part named `file`.' },
+  FST_FIELDS_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Too many fields in the upload.' },
+  FST_PROTO_VIOLATION: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON.' }
+}
+
+/** Postgres errors that mean "the database is unavailable", not "the code is wrong". */
+const unavailableSqlStates = new Set(['53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'])
+const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED'])
+
+function isUnavailable (err: unknown): boolean {
+  for (let e = err as { code?: string, cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.code === 'string' && (unavailableSqlStates.has(e.code) || unavailableErrnos.has(e.code))) return true
+  }
+  return false
+}
+
+function validationDetails (err: FastifyError): ErrorDetail[] {
+  const where = err.validationContext ?? 'body'
+  return (err.validation ?? []).map((v) => {
+    const params = v.params as Record<string, unknown>
+    let path = v.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
+    // Ajv reports a missing property at its parent; name the property itself.
+    if (v.keyword === 'required' && typeof params.missingProperty === 'string') {
+      path = path ? `${path}.${params.missingProperty}` : params.missingProperty
+    }
+    return { path: path ? `${where}.${path}` : where, message: v.message ?? 'is invalid' }
+  })
+}
+
+export function errorBody (code: string, message: string, details?: ErrorDetail[]) {
+  return { success: false as const, error: details ? { code, message, details } : { code, message } }
+}
+
+async function errorsPlugin (fastify: FastifyInstance) {
+  fastify.setErrorHandler(function handleError (err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    if (err instanceof ApiError) {
+      return reply.code(err.statusCode).send(errorBody(err.code, err.message, err.details))
+    }
+    if (err.validation) {
+      // A path id that is not even a well-formed id names nothing that exists.
+      if (err.validationContext === 'params') {
+        return reply.code(404).send(errorBody('ORDER_NOT_FOUND', 'Not found.'))
+      }
+      const details = validationDetails(err)
+      return reply.code(400).send(errorBody('VALIDATION_ERROR', `Invalid request: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}.`, details))
+    }
+    if (err.statusCode === 429) {
+      return reply.code(429).send(errorBody('RATE_LIMIT', err.message))
+    }
+    const known = err.code ? clientErrors[err.code] : undefined
+    if (known) return reply.code(known.status).send(errorBody(known.code, known.message))
+    if (isUnavailable(err)) {
+      request.log.error({ err }, 'dependency unavailable')
+      return reply.code(503).header('retry-after', '1').send(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.'))
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send(errorBody('VALIDATION_ERROR', err.message))
+    }
+    request.log.error({ err }, 'unhandled error')
+    return reply.code(500).send(errorBody('INTERNAL_ERROR', 'An unexpected error occurred.'))
+  })
+
+  fastify.setNotFoundHandler(function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
+    return reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}.`))
+  })
+}
+
+export default fp(errorsPlugin, { name: 'errors' })

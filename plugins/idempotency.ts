@@ -1,0 +1,119 @@
+// Idempotency as a route option: a route declared with `config: { idempotent: true }`
+// honours the `Idempotency-Key` header. The key (scoped to the shop) is claimed
+// before the handler runs; the finished response (2xx or 4xx) is stored and
+// replayed byte for byte with `Idempotency-Replayed: true`. Same key with another
+// request: 422 IDEMPOTENCY_KEY_REUSED; while the first still runs: 409
+// IDEMPOTENCY_IN_PROGRESS. No Fastify plugin on npm does this against Redis with
+// an atomic claim, so it lives here.
+import { createHash } from 'node:crypto'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { ApiError } from './errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Honour the Idempotency-Key header on this route. */
+    idempotent?: boolean
+  }
+  interface FastifyRequest {
+    /** The idempotency record this request claimed, if any. */
+    idempotencyClaim: { key: string, fingerprint: string } | null
+  }
+}
+
+export const IdempotencyKeyHeader = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x20-\\x7E]+$',
+  description: 'Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again.'
+})
+
+/** How long a claim lives if the instance running the request dies. */
+const IN_FLIGHT_LOCK_MS = 60_000
+
+function fingerprint (request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex')
+}
+
+/** Outcomes worth replaying: the handler's 2xx and 4xx, except auth and rate-limit refusals. */
+const storable = (statusCode: number) => statusCode >= 200 && statusCode < 500 && statusCode !== 401 && statusCode !== 429
+
+async function idempotencyPlugin (fastify: FastifyInstance) {
+  const store = fastify.idempotencyStore
+  const ttlMs = fastify.config.IDEMPOTENCY_TTL_S * 1000
+  fastify.decorateRequest('idempotencyClaim', null)
+
+  async function claimIdempotencyKey (request: FastifyRequest, reply: FastifyReply) {
+    const key = request.headers['idempotency-key']
+    if (typeof key !== 'string' || !request.apiKey) return
+    const storeKey = `${request.apiKey.shopId}:${key}`
+    const requestFingerprint = fingerprint(request)
+    let existing
+    try {
+      existing = await store.claim(storeKey, requestFingerprint, IN_FLIGHT_LOCK_MS)
+    } catch (err) {
+      request.log.error({ err }, 'idempotency store unavailable')
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Requests with an Idempotency-Key cannot be served right now; retry shortly.')
+    }
+    if (existing === null) {
+      request.idempotencyClaim = { key: storeKey, fingerprint: requestFingerprint }
+      return
+    }
+    if (existing.fingerprint !== requestFingerprint) {
+      throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.')
+    }
+    if (existing.response === null) {
+      throw new ApiError(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.')
+    }
+    const { statusCode, headers, body } = existing.response
+    return reply.code(statusCode).headers(headers).header('idempotency-replayed', 'true').send(body)
+  }
+
+  async function storeIdempotentResponse (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const claim = request.idempotencyClaim
+    if (claim === null) return payload
+    request.idempotencyClaim = null
+    try {
+      if (storable(reply.statusCode) && typeof payload === 'string') {
+        const contentType = reply.getHeader('content-type')
+        await store.complete(claim.key, {
+          fingerprint: claim.fingerprint,
+          response: { statusCode: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body: payload }
+        }, ttlMs)
+      } else {
+        await store.release(claim.key)
+      }
+    } catch (err) {
+      request.log.error({ err }, 'could not record idempotent response')
+    }
+    return payload
+  }
+
+  async function releaseAbandonedClaim (request: FastifyRequest) {
+    if (request.idempotencyClaim === null) return
+    await store.release(request.idempotencyClaim.key).catch((err: unknown) => request.log.warn({ err }, 'could not release idempotency claim'))
+  }
+
+  fastify.addHook('onRoute', function makeIdempotent (route: RouteOptions) {
+    if (!route.config?.idempotent) return
+    const schema = route.schema ?? {}
+    const headers = (schema.headers ?? Type.Object({})) as ReturnType<typeof Type.Object>
+    route.schema = {
+      ...schema,
+      headers: { ...headers, properties: { ...headers.properties, 'idempotency-key': IdempotencyKeyHeader } }
+    }
+    route.preHandler = [...toArray(route.preHandler), claimIdempotencyKey]
+    route.onSend = [...toArray(route.onSend), storeIdempotentResponse]
+    route.onRequestAbort = [...toArray(route.onRequestAbort), releaseAbandonedClaim]
+  })
+}
+
+function toArray<T> (value: T | T[] | undefined): T[] {
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
+}
+
+export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['idempotency-store', 'auth'] })

@@ -1,0 +1,47 @@
+// The OpenAPI 3 document, generated from the TypeBox route schemas, served at
+// /docs/json (and /docs/yaml) with a browsable page at /docs.
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { ErrorBody } from '../schemas/common.js'
+
+async function openapiPlugin (fastify: FastifyInstance) {
+  fastify.addSchema(ErrorBody)
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Shop Seller Automation API',
+        version: '1.0.0',
+        description: [
+          'Automate one shop\'s catalog and order fulfilment. Authenticate with `Authorization: Bearer <API key>` (or `X-API-Key`).',
+          'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`.',
+          'Rate limit: per key, default 300 requests per 60 s; responses carry `RateLimit-*` headers, a 429 also `Retry-After`.',
+          'Take, deliver, cancel, product creation and posting a message accept an `Idempotency-Key` header (remembered 24 h, scoped to the shop).',
+          'The `/internal/v1` operator API is for the marketplace back office and is authenticated with the internal token.'
+        ].join('\n\n')
+      },
+      servers: [{ url: fastify.config.PUBLIC_BASE_URL }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'The shop API key: `service_sk_` + 40 characters.' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          internalToken: { type: 'http', scheme: 'bearer', description: 'The operator token (INTERNAL_TOKEN).' }
+        }
+      },
+      tags: [
+        { name: 'products', description: 'The shop\'s catalog' },
+        { name: 'catalog', description: 'Categories, currency rates and images' },
+        { name: 'orders', description: 'Fulfilment: list, take, deliver, cancel' },
+        { name: 'messages', description: 'The order chat' },
+        { name: 'internal', description: 'Operator API (not part of the public API)' },
+        { name: 'service', description: 'Health and public files' }
+      ]
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) }
+  })
+  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+}
+
+export default fp(openapiPlugin, { name: 'openapi', dependencies: ['config'] })

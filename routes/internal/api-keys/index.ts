@@ -1,0 +1,61 @@
+// A shop's API keys: create (the secret is shown once), list, revoke.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { createApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js'
+import { findShop } from '../../../db/shops.js'
+import { notFound } from '../../../plugins/errors.js'
+import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
+import { ApiKeySchema, apiKeyView, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
+
+const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
+
+const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.post('/:shopId/api-keys', {
+    schema: {
+      tags: ['internal'],
+      summary: 'Create an API key',
+      description: 'Returns the secret once; only its SHA-256 hash is kept.',
+      security: internalSecurity,
+      params: ShopParams,
+      body: NameInput,
+      response: { 201: Envelope(Type.Object({ apiKey: ApiKeySchema, secret: Type.String() })), ...errors }
+    }
+  }, async function createKey (request, reply) {
+    const { shopId } = request.params
+    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    const { apiKey, secret } = await createApiKey(fastify.db, shopId, request.body.name.trim())
+    return reply.code(201).send({ success: true as const, data: { apiKey: apiKeyView(apiKey), secret } })
+  })
+
+  fastify.get('/:shopId/api-keys', {
+    schema: {
+      tags: ['internal'],
+      summary: 'List API keys (never the secrets)',
+      security: internalSecurity,
+      params: ShopParams,
+      response: { 200: Envelope(Type.Object({ apiKeys: Type.Array(ApiKeySchema) })), ...errors }
+    }
+  }, async function listKeys (request) {
+    const { shopId } = request.params
+    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    const keys = await listApiKeys(fastify.db, shopId)
+    return { success: true as const, data: { apiKeys: keys.map(apiKeyView) } }
+  })
+
+  fastify.post('/:shopId/api-keys/:keyId/revoke', {
+    schema: {
+      tags: ['internal'],
+      summary: 'Revoke an API key',
+      description: 'Takes effect on the very next request, on every instance.',
+      security: internalSecurity,
+      params: Type.Object({ shopId: Id, keyId: Id }),
+      response: { 200: Envelope(Type.Object({ apiKey: ApiKeySchema })), ...errors }
+    }
+  }, async function revokeKey (request) {
+    const apiKey = await revokeApiKey(fastify.db, request.params.shopId, request.params.keyId)
+    if (!apiKey) throw notFound('API key')
+    return { success: true as const, data: { apiKey: apiKeyView(apiKey) } }
+  })
+}
+
+export default apiKeysRoutes

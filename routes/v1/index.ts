@@ -1,0 +1,27 @@
+// The public seller API under /v1. Every route here is authenticated by the
+// shop's API key, rate limited per key, and may opt into idempotency.
+import type { FastifyInstance } from 'fastify'
+import idempotency from '../../plugins/idempotency.js'
+import rateLimit from '../../plugins/rate-limit.js'
+import categories from './categories/index.js'
+import currencyRates from './currency-rates/index.js'
+import media from './media/index.js'
+import messages from './messages/index.js'
+import orders from './orders/index.js'
+import products from './products/index.js'
+
+export default async function sellerApi (fastify: FastifyInstance) {
+  // Order matters: resolve the key, count the request (per key, or per IP when
+  // the key is bad), then refuse unauthenticated requests before reading a body.
+  fastify.addHook('onRequest', fastify.resolveApiKey)
+  await fastify.register(rateLimit)
+  fastify.addHook('preParsing', fastify.requireApiKey)
+  await fastify.register(idempotency)
+
+  await fastify.register(products, { prefix: '/products' })
+  await fastify.register(categories, { prefix: '/categories' })
+  await fastify.register(currencyRates, { prefix: '/currency-rates' })
+  await fastify.register(media, { prefix: '/media' })
+  await fastify.register(orders, { prefix: '/orders' })
+  await fastify.register(messages, { prefix: '/orders' })
+}

@@ -1,0 +1,47 @@
+// Categories (marketplace-wide leaf categories with filters) and currency rates.
+import { Type, type Static } from '@sinclair/typebox'
+import { Id, Timestamp } from './common.js'
+
+export const CategoryFilterSchema = Type.Object({
+  id: Id,
+  name: Type.String(),
+  type: Type.String({ description: 'How the filter is shown; `buttons` is a row of choices.' }),
+  affectsPrice: Type.Boolean(),
+  options: Type.Array(Type.Object({ id: Id, label: Type.String() }))
+})
+
+export const CategorySchema = Type.Object({
+  id: Id,
+  pathRu: Type.String({ description: 'Russian path, segments separated by ` / `.' }),
+  pathEn: Type.String({ description: 'English slug path, segments separated by `/`.' }),
+  filters: Type.Array(CategoryFilterSchema)
+}, { title: 'Category' })
+
+export const CategoryInputSchema = Type.Object({
+  pathRu: Type.String({ minLength: 1, maxLength: 500, pattern: '^\\S(.*\\S)?$', description: 'Segments separated by ` / `.' }),
+  pathEn: Type.String({ minLength: 1, maxLength: 500, pattern: '^[a-z0-9]+(-[a-z0-9]+)*(/[a-z0-9]+(-[a-z0-9]+)*)*$', description: 'Lower-case slugs separated by `/`.' }),
+  filters: Type.Array(Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    type: Type.String({ enum: ['buttons'] }),
+    affectsPrice: Type.Boolean(),
+    options: Type.Array(Type.Object({ label: Type.String({ minLength: 1, maxLength: 100 }) }), { minItems: 1, maxItems: 100 })
+  }), { maxItems: 20 })
+})
+export type CategoryInputBody = Static<typeof CategoryInputSchema>
+
+export const CurrencyRateSchema = Type.Object({
+  id: Id,
+  code: Type.String({ description: 'Currency code, e.g. `USD`.' }),
+  rate: Type.Number({ description: 'Rubles per one unit of the currency.' }),
+  updatedAt: Timestamp
+}, { title: 'CurrencyRate' })
+
+export const CurrencyCodeSchema = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'Upper-case currency code (2–10 characters), e.g. `USD`.' })
+
+export const CurrencyRateInputSchema = Type.Object({
+  rate: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, 'x-decimals': 6, description: 'Rubles per one unit of the currency (up to 6 decimals).' })
+})
+
+export function currencyRateView (rate: { id: string, code: string, rate: string, updatedAt: Date }) {
+  return { id: rate.id, code: rate.code, rate: Number(rate.rate), updatedAt: rate.updatedAt.toISOString() }
+}

@@ -1,0 +1,51 @@
+// Building blocks shared by every resource schema: ids, timestamps, money,
+// paging, the response envelope and the error shape.
+import { Type, type TSchema, type Static } from '@sinclair/typebox'
+
+/** A string enum that compiles to `{type: string, enum: [...]}` (clear errors, clean OpenAPI). */
+export function StringEnum<const T extends readonly string[]> (values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+export const Id = Type.String({ format: 'uuid', description: 'Opaque identifier (UUID).' })
+export const IdParams = Type.Object({ id: Id })
+export type IdParams = Static<typeof IdParams>
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' })
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+
+/** Money: a JSON number with at most two decimals (checked by the `x-decimals` keyword). */
+export function Money (options: { minimum?: number, maximum?: number, description?: string } = {}) {
+  return Type.Number({ minimum: 0, maximum: 1_000_000_000, 'x-decimals': 2, ...options })
+}
+
+export function PageQuery (defaultLimit: number) {
+  return {
+    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, starting at 1.' }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: defaultLimit, description: `Items per page (1–100, default ${defaultLimit}).` })
+  }
+}
+
+export const ErrorBody = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() })))
+  })
+}, { $id: 'ErrorResponse', title: 'Error response' })
+
+/** The success envelope around a route's `data`. */
+export function Envelope<T extends TSchema> (data: T) {
+  return Type.Object({ success: Type.Literal(true), data })
+}
+
+/** Error responses every authenticated seller route may give. */
+export const CommonErrors = {
+  400: Type.Ref(ErrorBody),
+  401: Type.Ref(ErrorBody),
+  404: Type.Ref(ErrorBody),
+  429: Type.Ref(ErrorBody),
+  500: Type.Ref(ErrorBody),
+  503: Type.Ref(ErrorBody)
+}

@@ -1,0 +1,75 @@
+// Builds the app for tests, on the file's own Postgres database and the shared
+// Redis, and gives shortcuts for the fixtures every test needs (a shop and key).
+import tap from 'tap'
+import { buildApp } from '../app.js'
+import { loadConfig, type Config } from '../plugins/config.js'
+import { createTestDatabase, testRedisUrl } from './databases.js'
+
+export type App = Awaited<ReturnType<typeof buildApp>>
+type Test = { teardown: (fn: () => unknown) => void }
+
+export const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef'
+export const internalHeaders = { authorization: `Bearer ${INTERNAL_TOKEN}` }
+
+let database: Promise<{ url: string, drop: () => Promise<void> }> | undefined
+
+/** This test file's database, created on first use and dropped when the file ends. */
+export function fileDatabaseUrl (): Promise<string> {
+  if (!database) {
+    database = createTestDatabase()
+    tap.teardown(async () => { await (await database!).drop() })
+  }
+  return database.then((d) => d.url)
+}
+
+export async function testConfig (overrides: Partial<Config> = {}): Promise<Config> {
+  return loadConfig({}, {
+    DATABASE_URL: await fileDatabaseUrl(),
+    REDIS_URL: testRedisUrl(),
+    INTERNAL_TOKEN,
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://files.test',
+    DB_POOL_MAX: 5,
+    ...overrides
+  })
+}
+
+/** A fresh app instance, closed when the test `t` ends. */
+export async function build (t: Test, overrides: Partial<Config> = {}): Promise<App> {
+  const app = await buildApp({ config: await testConfig(overrides) })
+  t.teardown(() => app.close())
+  return app
+}
+
+export interface ShopFixture {
+  shopId: string
+  keyId: string
+  apiKey: string
+  /** Headers authenticating as this shop. */
+  headers: { authorization: string }
+}
+
+/** Creates a shop and an API key through the operator API. */
+export async function createShop (app: App, name = 'Test shop'): Promise<ShopFixture> {
+  const shop = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name } })
+  if (shop.statusCode !== 201) throw new Error(`create shop: ${shop.statusCode} ${shop.body}`)
+  const shopId = shop.json().data.shop.id
+  const key = await app.inject({ method: 'POST', url: `/internal/v1/shops/${shopId}/api-keys`, headers: internalHeaders, payload: { name: 'test' } })
+  if (key.statusCode !== 201) throw new Error(`create key: ${key.statusCode} ${key.body}`)
+  const { apiKey, secret } = key.json().data
+  return { shopId, keyId: apiKey.id, apiKey: secret, headers: { authorization: `Bearer ${secret}` } }
+}
+
+/** Sets a currency rate for a shop through the operator API; returns the rate's id. */
+export async function setRate (app: App, shopId: string, code: string, rate: number): Promise<string> {
+  const res = await app.inject({ method: 'PUT', url: `/internal/v1/shops/${shopId}/currency-rates/${code}`, headers: internalHeaders, payload: { rate } })
+  if (res.statusCode !== 200) throw new Error(`set rate: ${res.statusCode} ${res.body}`)
+  return res.json().data.rate.id
+}
+
+/** The first seeded category with a filter (and its first option), for product fixtures. */
+export async function categoryWithFilter (app: App, headers: ShopFixture['headers']) {
+  const res = await app.inject({ method: 'GET', url: '/v1/categories', headers })
+  const categories = res.json().data.categories as Array<{ id: string, pathEn: string, filters: Array<{ id: string, options: Array<{ id: string }> }> }>
+  return categories.find((c) => c.filters.length > 0)!
+}
