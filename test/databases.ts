@@ -1,10 +1,21 @@
 // Test databases: real Postgres (TEST_DATABASE_URL, else DATABASE_URL, else the
 // local server). Each test file works in its own clone of a migrated template,
 // so files run in parallel and reruns start clean.
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 
-export const TEMPLATE_DB = 'seller_api_template'
+const migrationsDir = fileURLToPath(new URL('../db/migrations/', import.meta.url))
+
+/** The template is named after the migrations it holds, so a schema change gets a new one. */
+export function templateName (): string {
+  const hash = createHash('sha256')
+  for (const file of readdirSync(migrationsDir).filter((f) => f.endsWith('.sql')).sort()) {
+    hash.update(file).update(readFileSync(migrationsDir + file))
+  }
+  return `seller_api_tmpl_${hash.digest('hex').slice(0, 12)}`
+}
 
 export function testDatabaseBaseUrl (): string {
   return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -25,7 +36,7 @@ export async function createTestDatabase (): Promise<{ url: string, drop: () => 
   // Cloning needs the template to be idle; parallel clones may briefly collide.
   for (let attempt = 0; ; attempt++) {
     try {
-      await admin.unsafe(`create database ${name} template ${TEMPLATE_DB}`)
+      await admin.unsafe(`create database ${name} template ${templateName()}`)
       break
     } catch (err) {
       if (attempt >= 20 || (err as { code?: string }).code !== '55006') throw err
