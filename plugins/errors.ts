@@ -27,7 +27,7 @@ const clientErrors: Record<string, { status: number, code: string, message: stri
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is empty.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'VALIDATION_ERROR', message: 'The request body is too large.' },
   FST_REQ_FILE_TOO_LARGE: { status: 413, code: 'VALIDATION_ERROR', message: 'The file is larger than 10 MB.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'VALIDATION_ERROR', message: 'Unsupported Content-Type.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, code: 'VALIDATION_ERROR', message: 'Unsupported Content-Type: send application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body.' },
   FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: 'VALIDATION_ERROR', message: 'The request is not multipart/form-data.' },
   FST_PARTS_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Too many parts in the upload.' },

@@ -1,0 +1,123 @@
+// Operator commands over the same data layer as the service:
+//   npm run cli -- <command> [arguments]
+// It opens the database the service would (DATABASE_URL, else the embedded one in
+// DATA_DIR) and applies pending migrations first. The embedded database belongs
+// to one process at a time: stop the server before using the CLI on it.
+import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
+import { openDatabase, type Db } from './db/client.js'
+import { upsertCurrencyRate } from './db/currency-rates.js'
+import { seedDemoShop } from './db/demo.js'
+import { createShop, findShop } from './db/shops.js'
+import { seedTaxonomy } from './db/taxonomy.js'
+import { toScaled } from './domain/money.js'
+import { loadConfig } from './plugins/config.js'
+
+interface Command {
+  usage: string
+  summary: string
+  run: (db: Db, args: string[]) => Promise<unknown>
+}
+
+class UsageError extends Error {}
+
+async function requireShop (db: Db, shopId: string | undefined) {
+  if (!shopId || !/^[0-9a-f-]{36}$/i.test(shopId)) throw new UsageError('a shop id (UUID) is required')
+  const shop = await findShop(db, shopId)
+  if (!shop) throw new UsageError(`no shop ${shopId}`)
+  return shop
+}
+
+const commands: Record<string, Command> = {
+  'shop:create': {
+    usage: 'shop:create <name>',
+    summary: 'Create a shop',
+    async run (db, [name]) {
+      if (!name?.trim()) throw new UsageError('a shop name is required')
+      return { shop: await createShop(db, name.trim()) }
+    }
+  },
+  'key:create': {
+    usage: 'key:create <shopId> <name>',
+    summary: 'Create an API key (the secret is printed once)',
+    async run (db, [shopId, name]) {
+      await requireShop(db, shopId)
+      if (!name?.trim()) throw new UsageError('a key name is required')
+      return createApiKey(db, shopId, name.trim())
+    }
+  },
+  'key:list': {
+    usage: 'key:list <shopId>',
+    summary: 'List a shop\'s API keys (never the secrets)',
+    async run (db, [shopId]) {
+      await requireShop(db, shopId)
+      return { apiKeys: await listApiKeys(db, shopId) }
+    }
+  },
+  'key:revoke': {
+    usage: 'key:revoke <shopId> <keyId>',
+    summary: 'Revoke an API key (effective on the next request)',
+    async run (db, [shopId, keyId]) {
+      await requireShop(db, shopId)
+      if (!keyId || !/^[0-9a-f-]{36}$/i.test(keyId)) throw new UsageError('a key id (UUID) is required')
+      const apiKey = await revokeApiKey(db, shopId, keyId)
+      if (!apiKey) throw new UsageError(`no key ${keyId} in shop ${shopId}`)
+      return { apiKey }
+    }
+  },
+  'rate:set': {
+    usage: 'rate:set <shopId> <code> <rate>',
+    summary: 'Create or update a currency rate (rubles per unit)',
+    async run (db, [shopId, code, rate]) {
+      await requireShop(db, shopId)
+      if (!code || !/^[A-Z][A-Z0-9]{1,9}$/.test(code)) throw new UsageError('the code is 2–10 upper-case letters or digits, e.g. USD')
+      let scaled: bigint
+      try { scaled = toScaled(rate ?? '', 6) } catch { throw new UsageError('the rate is a positive decimal with at most 6 decimals') }
+      if (scaled <= 0n) throw new UsageError('the rate must be positive')
+      return { rate: await upsertCurrencyRate(db, shopId, code, Number(rate).toFixed(6)) }
+    }
+  },
+  'seed:demo': {
+    usage: 'seed:demo [shop name]',
+    summary: 'Create a demo shop with a USD rate, an external product and an API key',
+    async run (db, [name]) {
+      await seedTaxonomy(db)
+      return seedDemoShop(db, name ?? 'Demo shop')
+    }
+  }
+}
+
+function help (): string {
+  const width = Math.max(...Object.values(commands).map((c) => c.usage.length))
+  return ['Usage: npm run cli -- <command> [arguments]', '', 'Commands:',
+    ...Object.values(commands).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`)].join('\n')
+}
+
+async function main (argv: string[]) {
+  const [name, ...args] = argv
+  const command = name ? commands[name] : undefined
+  if (!command) {
+    console.log(help())
+    return name && name !== 'help' && name !== '--help' ? 2 : 0
+  }
+  const config = loadConfig()
+  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 1 })
+  try {
+    await database.migrate()
+    const result = await command.run(database.db, args)
+    console.log(JSON.stringify(result, null, 2))
+    return 0
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\nusage: npm run cli -- ${command.usage}`)
+      return 2
+    }
+    throw err
+  } finally {
+    await database.close()
+  }
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err) => {
+  console.error(err instanceof Error ? err.message : err)
+  process.exitCode = 1
+})

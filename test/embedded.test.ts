@@ -1,0 +1,92 @@
+// The embedded default, as a newcomer runs it: no DATABASE_URL, no REDIS_URL.
+// Start on PGlite, use the printed demo key, create a product, restart, and find
+// everything still there (and no second round of demo data).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { productInput } from './fixtures/products.js'
+
+const root = new URL('..', import.meta.url).pathname
+
+function freePort (): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+interface Running { child: ChildProcess, output: () => string, exited: Promise<number | null> }
+
+async function start (env: Record<string, string>): Promise<Running> {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'warn' }
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'TEST_DATABASE_URL', 'TEST_REDIS_URL']) delete childEnv[name]
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', (chunk) => { output += chunk })
+  child.stderr!.on('data', (chunk) => { output += chunk })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const url = `http://127.0.0.1:${env.PORT}/healthz`
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
+    try {
+      if ((await fetch(url)).ok) return { child, output: () => output, exited }
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`server did not start: ${output}`)
+}
+
+t.test('embedded mode survives a restart', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'seller-api-embedded-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = { PORT: String(port), DATA_DIR: dataDir, PUBLIC_BASE_URL: base }
+
+  const first = await start(env)
+  t.teardown(() => { first.child.kill('SIGKILL') })
+  const key = /demo API key: (service_sk_[A-Za-z0-9]{40})/.exec(first.output())?.[1]
+  t.ok(key, 'the demo key is printed on the first start')
+  const token = readFileSync(join(dataDir, 'internal-token'), 'utf8').trim()
+  t.ok(first.output().includes(token), 'the generated internal token is printed')
+  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+
+  const demo = await (await fetch(`${base}/v1/products`, { headers: auth })).json()
+  t.equal(demo.data.products.length, 1, 'the demo product is there')
+  t.equal(demo.data.products[0].external, true)
+  const categories = (await (await fetch(`${base}/v1/categories`, { headers: auth })).json()).data.categories
+  const created = await fetch(`${base}/v1/products`, { method: 'POST', headers: auth, body: JSON.stringify(productInput(categories[0].id, { title: 'Survives restarts' })) })
+  t.equal(created.status, 201)
+  const productId = (await created.json()).data.product.id
+  const shops = await fetch(`${base}/internal/v1/shops`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Operator-made' }) })
+  t.equal(shops.status, 201, 'the operator API answers to the generated token')
+
+  first.child.kill('SIGTERM')
+  t.equal(await first.exited, 0, 'graceful shutdown on SIGTERM')
+
+  const second = await start(env)
+  t.teardown(() => { second.child.kill('SIGKILL') })
+  t.notOk(second.output().includes('demo API key'), 'no second round of demo data')
+  const again = await fetch(`${base}/v1/products/${productId}`, { headers: auth })
+  t.equal(again.status, 200, 'the product is still there, and the key still works')
+  t.equal((await again.json()).data.product.title, 'Survives restarts')
+  second.child.kill('SIGTERM')
+  t.equal(await second.exited, 0)
+})
+
+t.test('a bad configuration stops the start with a message naming it', async (t) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: root, env: { ...process.env, PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stderr.on('data', (chunk) => { output += chunk })
+  const code = await new Promise((resolve) => child.on('exit', resolve))
+  t.equal(code, 1)
+  t.match(output, /Invalid configuration: .*PORT must be integer.*RATE_LIMIT_MAX must be >= 1/)
+})

@@ -1,0 +1,91 @@
+// API key authentication (CONTRACT section 2): both headers, precedence,
+// malformed / unknown / revoked keys, revocation across instances, lastUsedAt.
+import t from 'tap'
+import { build, createShop, internalHeaders } from '../helper.js'
+
+t.test('API key authentication', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const other = await createShop(app, 'Other shop')
+  const get = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/v1/currency-rates', headers })
+
+  t.test('Bearer and X-API-Key both work', async (t) => {
+    t.equal((await get({ authorization: `Bearer ${shop.apiKey}` })).statusCode, 200)
+    t.equal((await get({ authorization: `bearer ${shop.apiKey}` })).statusCode, 200, 'scheme is case-insensitive')
+    t.equal((await get({ 'x-api-key': shop.apiKey })).statusCode, 200)
+  })
+
+  t.test('Authorization wins when both are sent', async (t) => {
+    const wrongBearer = await get({ authorization: `Bearer service_sk_${'A'.repeat(40)}`, 'x-api-key': shop.apiKey })
+    t.equal(wrongBearer.statusCode, 401)
+    const rightBearer = await get({ authorization: `Bearer ${shop.apiKey}`, 'x-api-key': 'garbage' })
+    t.equal(rightBearer.statusCode, 200)
+  })
+
+  t.test('missing, malformed and unknown keys: 401 API_KEY_INVALID', async (t) => {
+    const cases: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Bearer' },
+      { authorization: `Bearer ${shop.apiKey.slice(0, -1)}` },
+      { authorization: `Bearer ${shop.apiKey}x` },
+      { authorization: `Bearer sk_live_${'a'.repeat(40)}` },
+      { authorization: `Bearer service_sk_${'a'.repeat(39)}!` },
+      { 'x-api-key': `service_sk_${'b'.repeat(40)}` }
+    ]
+    for (const headers of cases) {
+      const res = await get(headers)
+      t.equal(res.statusCode, 401, JSON.stringify(headers))
+      t.same(res.json(), { success: false, error: { code: 'API_KEY_INVALID', message: 'The API key is missing, malformed, unknown or revoked.' } })
+    }
+  })
+
+  t.test('401 comes before body validation', async (t) => {
+    const res = await app.inject({ method: 'POST', url: '/v1/products', headers: { 'content-type': 'application/json' }, payload: '{broken' })
+    t.equal(res.statusCode, 401)
+  })
+
+  t.test('a key sees only its own shop', async (t) => {
+    await app.inject({ method: 'PUT', url: `/internal/v1/shops/${other.shopId}/currency-rates/EUR`, headers: internalHeaders, payload: { rate: 100 } })
+    const mine = await get(shop.headers)
+    t.same(mine.json().data.rates, [])
+    const theirs = await get(other.headers)
+    t.equal(theirs.json().data.rates.length, 1)
+  })
+
+  t.test('revocation takes effect on the next request, on every instance', async (t) => {
+    const second = await build(t)
+    const victim = await createShop(app, 'Revoked shop')
+    t.equal((await second.inject({ method: 'GET', url: '/v1/categories', headers: victim.headers })).statusCode, 200)
+    const revoke = await app.inject({ method: 'POST', url: `/internal/v1/shops/${victim.shopId}/api-keys/${victim.keyId}/revoke`, headers: internalHeaders })
+    t.equal(revoke.statusCode, 200)
+    t.ok(revoke.json().data.apiKey.revokedAt)
+    t.equal((await second.inject({ method: 'GET', url: '/v1/categories', headers: victim.headers })).statusCode, 401, 'other instance')
+    t.equal((await app.inject({ method: 'GET', url: '/v1/categories', headers: victim.headers })).statusCode, 401, 'same instance')
+    const again = await app.inject({ method: 'POST', url: `/internal/v1/shops/${victim.shopId}/api-keys/${victim.keyId}/revoke`, headers: internalHeaders })
+    t.equal(again.json().data.apiKey.revokedAt, revoke.json().data.apiKey.revokedAt, 'revoking twice keeps the first time')
+  })
+
+  t.test('a new key replaces a leaked one; listing never shows secrets', async (t) => {
+    const created = await app.inject({ method: 'POST', url: `/internal/v1/shops/${shop.shopId}/api-keys`, headers: internalHeaders, payload: { name: 'replacement' } })
+    t.equal(created.statusCode, 201)
+    const { apiKey, secret } = created.json().data
+    t.match(secret, /^service_sk_[A-Za-z0-9]{40}$/)
+    t.equal(apiKey.prefix, secret.slice(11, 15))
+    t.equal(apiKey.lastUsedAt, null)
+    t.equal((await get({ authorization: `Bearer ${secret}` })).statusCode, 200)
+    const list = await app.inject({ method: 'GET', url: `/internal/v1/shops/${shop.shopId}/api-keys`, headers: internalHeaders })
+    t.equal(list.statusCode, 200)
+    t.notOk(list.body.includes(secret), 'no secret in the list')
+    t.notOk(list.body.includes('keyHash') || list.body.includes('key_hash'), 'no hash in the list')
+    const used = list.json().data.apiKeys.find((k: { id: string }) => k.id === apiKey.id)
+    t.ok(used.lastUsedAt, 'lastUsedAt recorded')
+  })
+
+  t.test('keys of an unknown shop: 404', async (t) => {
+    const res = await app.inject({ method: 'POST', url: '/internal/v1/shops/00000000-0000-4000-8000-000000000000/api-keys', headers: internalHeaders, payload: { name: 'x' } })
+    t.equal(res.statusCode, 404)
+    const revoke = await app.inject({ method: 'POST', url: `/internal/v1/shops/${other.shopId}/api-keys/${shop.keyId}/revoke`, headers: internalHeaders })
+    t.equal(revoke.statusCode, 404, 'a key of another shop is not found')
+  })
+})

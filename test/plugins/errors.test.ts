@@ -1,0 +1,97 @@
+// The envelope on every failure: unknown routes, bad JSON, oversized bodies,
+// wrong content types, NUL characters, malformed ids; and request ids.
+import t from 'tap'
+import { build, createShop, internalHeaders } from '../helper.js'
+
+t.test('failures use the envelope', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+
+  t.test('unknown route: 404 NOT_FOUND', async (t) => {
+    const res = await app.inject({ method: 'GET', url: '/v1/nothing-here', headers: shop.headers })
+    t.equal(res.statusCode, 404)
+    t.match(res.json(), { success: false, error: { code: 'NOT_FOUND', message: String } })
+    const root = await app.inject({ method: 'DELETE', url: '/whatever' })
+    t.equal(root.json().error.code, 'NOT_FOUND')
+  })
+
+  t.test('malformed JSON: 400 VALIDATION_ERROR, nothing created', async (t) => {
+    const res = await app.inject({
+      method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'application/json' }, payload: '{"name": "x",'
+    })
+    t.equal(res.statusCode, 400)
+    t.match(res.json(), { success: false, error: { code: 'VALIDATION_ERROR', message: /not valid JSON/ } })
+  })
+
+  t.test('prototype poisoning is refused', async (t) => {
+    const res = await app.inject({
+      method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'application/json' }, payload: '{"name":"x","__proto__":{"admin":true}}'
+    })
+    t.equal(res.statusCode, 400)
+    t.equal(res.json().error.code, 'VALIDATION_ERROR')
+  })
+
+  t.test('oversized body: 413 VALIDATION_ERROR', async (t) => {
+    const res = await app.inject({
+      method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) })
+    })
+    t.equal(res.statusCode, 413)
+    t.equal(res.json().error.code, 'VALIDATION_ERROR')
+  })
+
+  t.test('wrong content type: 400 VALIDATION_ERROR', async (t) => {
+    const res = await app.inject({
+      method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'text/plain' }, payload: 'name=x'
+    })
+    t.equal(res.statusCode, 400)
+    t.equal(res.json().error.code, 'VALIDATION_ERROR')
+  })
+
+  t.test('schema failures list every problem with its path', async (t) => {
+    const res = await app.inject({
+      method: 'POST', url: '/internal/v1/categories', headers: internalHeaders,
+      payload: { pathRu: '', pathEn: 'Not A Slug', filters: [{ name: 'x', type: 'dropdown', affectsPrice: 'yes', options: [] }] }
+    })
+    t.equal(res.statusCode, 400)
+    const body = res.json()
+    t.equal(body.error.code, 'VALIDATION_ERROR')
+    const paths = body.error.details.map((d: { path: string }) => d.path)
+    for (const path of ['body.pathRu', 'body.pathEn', 'body.filters.0.type', 'body.filters.0.affectsPrice', 'body.filters.0.options']) {
+      t.ok(paths.includes(path), `${path} reported`)
+    }
+  })
+
+  t.test('a JSON string is not coerced into a number or boolean in a body', async (t) => {
+    const res = await app.inject({ method: 'PUT', url: `/internal/v1/shops/${shop.shopId}/currency-rates/USD`, headers: internalHeaders, payload: { rate: '90' } })
+    t.equal(res.statusCode, 400)
+    t.match(res.json().error.details, [{ path: 'body.rate' }])
+  })
+
+  t.test('NUL characters are refused with 400, other Unicode round-trips', async (t) => {
+    const nul = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name: 'bad\u0000name' } })
+    t.equal(nul.statusCode, 400)
+    t.match(nul.json().error, { code: 'VALIDATION_ERROR', details: [{ path: 'body.name' }] })
+    const name = 'Магазин 🎮 «ключи» \u200b ﷽'
+    const ok = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name } })
+    t.equal(ok.statusCode, 201)
+    t.equal(ok.json().data.shop.name, name)
+  })
+
+  t.test('malformed path ids are 404, never 500', async (t) => {
+    for (const id of ['not-a-uuid', '1', "x' or 1=1 --", '%00']) {
+      const res = await app.inject({ method: 'POST', url: `/internal/v1/shops/${encodeURIComponent(id)}/api-keys`, headers: internalHeaders, payload: { name: 'k' } })
+      t.equal(res.statusCode, 404, id)
+      t.equal(res.json().error.code, 'ORDER_NOT_FOUND')
+    }
+  })
+
+  t.test('X-Request-Id: a sane incoming id is kept, anything else replaced', async (t) => {
+    const kept = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc.123' } })
+    t.equal(kept.headers['x-request-id'], 'trace-abc.123')
+    const replaced = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces <script>' } })
+    t.match(replaced.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+    const onError = await app.inject({ method: 'GET', url: '/v1/categories' })
+    t.ok(onError.headers['x-request-id'], 'errors carry it too')
+  })
+})

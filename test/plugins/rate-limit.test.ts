@@ -1,0 +1,117 @@
+// Rate limits (CONTRACT section 3): per key across instances sharing Redis,
+// unauthenticated callers per IP, the header sets, and failing open without Redis.
+import { createServer, Socket, type Server } from 'node:net'
+import t from 'tap'
+import { build, createShop, internalHeaders } from '../helper.js'
+import { testRedisUrl } from '../databases.js'
+
+t.test('per key, shared by two instances through Redis', async (t) => {
+  const a = await build(t, { RATE_LIMIT_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 })
+  const b = await build(t, { RATE_LIMIT_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 })
+  const shop = await createShop(a)
+  const sameShopKey = await a.inject({ method: 'POST', url: `/internal/v1/shops/${shop.shopId}/api-keys`, headers: internalHeaders, payload: { name: 'second' } })
+  const secondKey = { authorization: `Bearer ${sameShopKey.json().data.secret}` }
+
+  const remaining: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const res = await (i % 2 ? b : a).inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
+    t.equal(res.statusCode, 200)
+    remaining.push(Number(res.headers['ratelimit-remaining']))
+  }
+  t.same(remaining, [4, 3, 2, 1, 0], 'both instances count in one window')
+
+  const limited = await b.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
+  t.equal(limited.statusCode, 429)
+  t.match(limited.json(), { success: false, error: { code: 'RATE_LIMIT', message: String } })
+  t.equal(limited.headers['ratelimit-limit'], '5')
+  t.equal(limited.headers['ratelimit-remaining'], '0')
+  const retryAfter = Number(limited.headers['retry-after'])
+  t.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`)
+  t.equal(limited.headers['ratelimit-policy'], '"default";q=5;w=60')
+  t.match(limited.headers.ratelimit, /^"default";r=0;t=\d+$/)
+
+  const otherKey = await a.inject({ method: 'GET', url: '/v1/currency-rates', headers: secondKey })
+  t.equal(otherKey.statusCode, 200, 'the window is per key, not per shop or IP')
+  t.equal(otherKey.headers['ratelimit-remaining'], '4')
+})
+
+t.test('requests that fail authentication are limited per client IP', async (t) => {
+  const app = await build(t, { RATE_LIMIT_MAX: 3 })
+  const shop = await createShop(app)
+  const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`
+  const bad = { authorization: `Bearer service_sk_${'Z'.repeat(40)}` }
+  for (let i = 0; i < 3; i++) {
+    t.equal((await app.inject({ method: 'GET', url: '/v1/categories', headers: bad, remoteAddress: ip })).statusCode, 401)
+  }
+  const guessing = await app.inject({ method: 'GET', url: '/v1/categories', headers: bad, remoteAddress: ip })
+  t.equal(guessing.statusCode, 429, 'key guessing is cut off')
+  const valid = await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers, remoteAddress: ip })
+  t.equal(valid.statusCode, 200, 'a valid key from the same IP has its own window')
+})
+
+t.test('behind a proxy, the client IP comes from X-Forwarded-For only with TRUST_PROXY', async (t) => {
+  const trusting = await build(t, { RATE_LIMIT_MAX: 2, TRUST_PROXY: true })
+  const bad = { authorization: 'Bearer nope' }
+  for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+    for (let i = 0; i < 2; i++) {
+      const res = await trusting.inject({ method: 'GET', url: '/v1/categories', headers: { ...bad, 'x-forwarded-for': client }, remoteAddress: '127.0.0.9' })
+      t.equal(res.statusCode, 401, `${client} #${i + 1} still within its own window`)
+    }
+  }
+})
+
+/** A TCP relay to Redis that the test can cut and restore. */
+async function redisRelay (): Promise<{ url: string, cut: () => Promise<void>, restore: () => Promise<void>, close: () => Promise<void> }> {
+  const target = new URL(testRedisUrl())
+  const sockets = new Set<Socket>()
+  let server: Server
+  let port = 0
+  const listen = () => new Promise<void>((resolve) => {
+    server = createServer((client) => {
+      const upstream = new Socket()
+      upstream.connect(Number(target.port || 6379), target.hostname)
+      client.pipe(upstream).pipe(client)
+      for (const s of [client, upstream]) { sockets.add(s); s.on('error', () => {}); s.on('close', () => sockets.delete(s)) }
+    })
+    server.listen(port, '127.0.0.1', () => { port = (server.address() as { port: number }).port; resolve() })
+  })
+  const cut = () => new Promise<void>((resolve) => {
+    for (const s of sockets) s.destroy()
+    server.close(() => resolve())
+  })
+  await listen()
+  const url = new URL(testRedisUrl())
+  url.hostname = '127.0.0.1'
+  url.port = String(port)
+  return { url: url.toString(), cut, restore: listen, close: cut }
+}
+
+t.test('Redis down: limits fail open, idempotent requests fail closed, then it recovers', async (t) => {
+  const relay = await redisRelay()
+  t.teardown(relay.close)
+  const app = await build(t, { REDIS_URL: relay.url, RATE_LIMIT_MAX: 100 })
+  const shop = await createShop(app)
+  const before = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
+  t.equal(before.headers['ratelimit-remaining'], '99')
+
+  await relay.cut()
+  const started = Date.now()
+  const open = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
+  t.equal(open.statusCode, 200, 'served without Redis')
+  const idempotent = await app.inject({ method: 'POST', url: '/v1/products', headers: { ...shop.headers, 'idempotency-key': 'k-1' }, payload: {} })
+  t.equal(idempotent.statusCode, 503)
+  t.equal(idempotent.json().error.code, 'SERVICE_UNAVAILABLE')
+  t.ok(Date.now() - started < 5000, 'nobody waits on the dead Redis for long')
+  const ready = await app.inject({ method: 'GET', url: '/readyz' })
+  t.equal(ready.statusCode, 503, 'not ready without Redis')
+
+  await relay.restore()
+  let recovered = false
+  for (let i = 0; i < 50 && !recovered; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const res = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
+    recovered = Number(res.headers['ratelimit-remaining']) < 99
+  }
+  t.ok(recovered, 'counting in Redis again without a restart')
+  t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
+})

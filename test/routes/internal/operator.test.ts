@@ -1,0 +1,91 @@
+// The operator API (CONTRACT section 8): its token, shops, rates, categories.
+import t from 'tap'
+import { build, createShop, internalHeaders } from '../../helper.js'
+
+t.test('operator API', async (t) => {
+  const app = await build(t)
+
+  t.test('needs the internal token', async (t) => {
+    for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: internalHeaders.authorization + 'x' }]) {
+      const res = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers, payload: { name: 'x' } })
+      t.equal(res.statusCode, 401)
+      t.equal(res.json().error.code, 'API_KEY_INVALID')
+    }
+    const shop = await createShop(app)
+    const withShopKey = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: shop.headers, payload: { name: 'x' } })
+    t.equal(withShopKey.statusCode, 401, 'a shop key is not the internal token')
+  })
+
+  t.test('is absent without INTERNAL_TOKEN', async (t) => {
+    const closed = await build(t, { INTERNAL_TOKEN: undefined })
+    const res = await closed.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name: 'x' } })
+    t.equal(res.statusCode, 404)
+    t.equal(res.json().error.code, 'NOT_FOUND')
+  })
+
+  t.test('shops', async (t) => {
+    const res = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name: '  Key Store  ' } })
+    t.equal(res.statusCode, 201)
+    t.match(res.json().data.shop, { id: /^[0-9a-f-]{36}$/, name: 'Key Store', createdAt: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/ })
+    for (const payload of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(201) }, { name: 5 }]) {
+      const bad = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload })
+      t.equal(bad.statusCode, 400, JSON.stringify(payload))
+    }
+  })
+
+  t.test('currency rates: create, update in place, validate', async (t) => {
+    const shop = await createShop(app)
+    const url = `/internal/v1/shops/${shop.shopId}/currency-rates/USD`
+    const first = await app.inject({ method: 'PUT', url, headers: internalHeaders, payload: { rate: 92.5134 } })
+    t.equal(first.statusCode, 200)
+    t.match(first.json().data.rate, { code: 'USD', rate: 92.5134 })
+    const second = await app.inject({ method: 'PUT', url, headers: internalHeaders, payload: { rate: 95 } })
+    t.equal(second.json().data.rate.id, first.json().data.rate.id, 'same id after an update')
+    t.equal(second.json().data.rate.rate, 95)
+    const listed = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
+    t.same(listed.json().data.rates.map((r: { code: string, rate: number }) => [r.code, r.rate]), [['USD', 95]])
+    for (const rate of [0, -1, 1.1234567, 2e9]) {
+      const bad = await app.inject({ method: 'PUT', url, headers: internalHeaders, payload: { rate } })
+      t.equal(bad.statusCode, 400, `rate ${rate}`)
+    }
+    const badCode = await app.inject({ method: 'PUT', url: `/internal/v1/shops/${shop.shopId}/currency-rates/usd`, headers: internalHeaders, payload: { rate: 1 } })
+    t.equal(badCode.statusCode, 400)
+    const noShop = await app.inject({ method: 'PUT', url: '/internal/v1/shops/00000000-0000-4000-8000-000000000000/currency-rates/USD', headers: internalHeaders, payload: { rate: 1 } })
+    t.equal(noShop.statusCode, 404)
+  })
+
+  t.test('categories: leaves only, with filters, listed to sellers', async (t) => {
+    const shop = await createShop(app)
+    const input = {
+      pathRu: 'Игры / Ключи GOG',
+      pathEn: 'games/gog-keys',
+      filters: [{ name: 'Регион', type: 'buttons', affectsPrice: true, options: [{ label: 'Европа' }, { label: 'Весь мир' }] }]
+    }
+    const res = await app.inject({ method: 'POST', url: '/internal/v1/categories', headers: internalHeaders, payload: input })
+    t.equal(res.statusCode, 201)
+    const category = res.json().data.category
+    t.match(category, { pathRu: input.pathRu, pathEn: input.pathEn, filters: [{ name: 'Регион', type: 'buttons', affectsPrice: true, options: [{ label: 'Европа' }, { label: 'Весь мир' }] }] })
+    const listed = await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers })
+    t.same(listed.json().data.categories.find((c: { id: string }) => c.id === category.id), category)
+
+    const duplicate = await app.inject({ method: 'POST', url: '/internal/v1/categories', headers: internalHeaders, payload: input })
+    t.equal(duplicate.statusCode, 400)
+    const ancestor = await app.inject({ method: 'POST', url: '/internal/v1/categories', headers: internalHeaders, payload: { ...input, pathEn: 'games' } })
+    t.equal(ancestor.statusCode, 400, 'a parent of a leaf cannot be a category')
+    const descendant = await app.inject({ method: 'POST', url: '/internal/v1/categories', headers: internalHeaders, payload: { ...input, pathEn: 'games/gog-keys/extra' } })
+    t.equal(descendant.statusCode, 400, 'a leaf cannot get children')
+  })
+
+  t.test('the seeded taxonomy: leaf paths, Russian and English, with buttons filters', async (t) => {
+    const shop = await createShop(app)
+    const { categories } = (await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers })).json().data
+    t.ok(categories.length >= 25)
+    for (const c of categories) {
+      t.match(c.pathEn, /^[a-z0-9-]+(\/[a-z0-9-]+)+$/)
+      t.ok(c.pathRu.split(' / ').length >= 2, c.pathRu)
+      t.notOk(categories.some((o: { pathEn: string }) => o.pathEn.startsWith(c.pathEn + '/')), `${c.pathEn} is a leaf`)
+    }
+    t.ok(categories.some((c: { filters: Array<{ type: string }> }) => c.filters.some((f) => f.type === 'buttons')))
+    t.ok(categories.find((c: { pathEn: string }) => c.pathEn === 'gift-cards/steam'))
+  })
+})
