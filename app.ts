@@ -54,7 +54,6 @@ export function serverOptions (config: Config): FastifyServerOptions {
     },
     genReqId: requestIdFrom,
     requestIdHeader: false,
-    requestIdLogLabel: 'requestId',
     // A number (hop count) is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
     bodyLimit: 1024 * 1024,

@@ -24,7 +24,7 @@ t.test('secrets stay out of the logs', async (t) => {
   const newSecret = created.json().data.secret
 
   t.ok(logs.includes('incoming request'), 'requests were logged at all')
-  t.ok(logs.includes('"requestId"'), 'log lines carry the request id')
+  t.ok(logs.includes('"reqId"'), 'log lines carry the request id')
   for (const secret of [shop.apiKey, newSecret, INTERNAL_TOKEN]) {
     t.notOk(logs.includes(secret), `secret ${secret.slice(0, 14)}… is not in the logs`)
   }
