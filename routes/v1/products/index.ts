@@ -1,6 +1,110 @@
-// Placeholder: the products routes of the seller API.
+// The shop's catalog: list, create, read, replace and archive products
+// (seller-api 4.1, CONTRACT 5). Rules live in db/products.ts and domain/product-rules.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { archiveProduct, createProduct, getProduct, listExternalProducts, listProducts, replaceProduct } from '../../../db/products.js'
+import { notFound } from '../../../plugins/errors.js'
+import { IdempotencyKeyHeader } from '../../../plugins/idempotency.js'
+import { CommonErrors, Envelope, IdParams } from '../../../schemas/common.js'
+import {
+  ArchiveInputSchema, ProductInputSchema, ProductListQuerySchema, ProductPageSchema, ProductSchema,
+  ReducedProductListSchema, productView
+} from '../../../schemas/products.js'
 
-const productsRoutes: FastifyPluginAsyncTypebox = async () => {}
+const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
+const ProductEnvelope = Envelope(Type.Object({ product: ProductSchema }))
+const referenceRules = 'Unknown `categoryId`, or a `currencyRateId` / `imageId` that is not this shop\'s: 404 ORDER_NOT_FOUND naming the property. ' +
+  'Field rules (text and number fields have no options, number needs valueMin ≤ valueMax and valueStep > 0, select needs an option, webhooks are https), ' +
+  'filters of another category and unknown field ids: 400 VALIDATION_ERROR.'
+
+const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const view = <P extends { imagePath: string }>(product: P) => productView(product, fastify.config.PUBLIC_BASE_URL)
+
+  fastify.get('/', {
+    schema: {
+      tags: ['products'],
+      summary: 'List products',
+      description: 'Full form (default): all the shop\'s products, newest first (id breaks ties), paged (`page` from 1, `limit` 1–100, default 20), with `total`; ' +
+        'optional filters `external`, `archived`, `active`. `view=reduced`: `{products}` of the non-archived products with external automation, ' +
+        'each with `id`, `title`, `price`, `active` and `fields` (options with `id` and `label` only), no paging.',
+      security,
+      querystring: ProductListQuerySchema,
+      response: { 200: Envelope(Type.Union([ProductPageSchema, ReducedProductListSchema])), ...CommonErrors }
+    }
+  }, async function listShopProducts (request) {
+    const shopId = request.apiKey!.shopId
+    const { view: form, page, limit, ...filter } = request.query
+    if (form === 'reduced') {
+      return { success: true as const, data: { products: await listExternalProducts(fastify.db, shopId) } }
+    }
+    const result = await listProducts(fastify.db, shopId, { page, limit, ...filter })
+    return { success: true as const, data: { products: result.products.map(view), total: result.total, page, limit } }
+  })
+
+  fastify.post('/', {
+    config: { idempotent: true },
+    schema: {
+      tags: ['products'],
+      summary: 'Create a product',
+      description: 'Every property of the input is required (no server defaults); unknown top-level properties are ignored. ' + referenceRules +
+        ' Honours `Idempotency-Key`.',
+      security,
+      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+      body: ProductInputSchema,
+      response: { 201: ProductEnvelope, 409: CommonErrors[400], 422: CommonErrors[400], ...CommonErrors }
+    }
+  }, async function createShopProduct (request, reply) {
+    const product = await createProduct(fastify.db, request.apiKey!.shopId, request.body)
+    return reply.code(201).send({ success: true as const, data: { product: view(product) } })
+  })
+
+  fastify.get('/:id', {
+    schema: {
+      tags: ['products'],
+      summary: 'Get a product',
+      description: 'The full product. Another shop\'s product, or an id that is not one, is 404 ORDER_NOT_FOUND.',
+      security,
+      params: IdParams,
+      response: { 200: ProductEnvelope, ...CommonErrors }
+    }
+  }, async function getShopProduct (request) {
+    const product = await getProduct(fastify.db, request.apiKey!.shopId, request.params.id)
+    if (!product) throw notFound('Product')
+    return { success: true as const, data: { product: view(product) } }
+  })
+
+  fastify.put('/:id', {
+    schema: {
+      tags: ['products'],
+      summary: 'Replace a product',
+      description: 'Full replacement with the same body as create. A field or option sent with its `id` keeps it; others get new ids. ' +
+        'While the product is archived `active` stays false whatever `isActive` says. ' + referenceRules,
+      security,
+      params: IdParams,
+      body: ProductInputSchema,
+      response: { 200: ProductEnvelope, ...CommonErrors }
+    }
+  }, async function replaceShopProduct (request) {
+    const product = await replaceProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body)
+    if (!product) throw notFound('Product')
+    return { success: true as const, data: { product: view(product) } }
+  })
+
+  fastify.post('/:id/archive', {
+    schema: {
+      tags: ['products'],
+      summary: 'Archive or un-archive a product',
+      description: '`{archived: true}` hides the product and makes it inactive; `{archived: false}` returns it from the archive but leaves it inactive. Products are never deleted.',
+      security,
+      params: IdParams,
+      body: ArchiveInputSchema,
+      response: { 200: ProductEnvelope, ...CommonErrors }
+    }
+  }, async function archiveShopProduct (request) {
+    const product = await archiveProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body.archived)
+    if (!product) throw notFound('Product')
+    return { success: true as const, data: { product: view(product) } }
+  })
+}
 
 export default productsRoutes
