@@ -49,3 +49,11 @@ export const CommonErrors = {
   500: Type.Ref(ErrorBody),
   503: Type.Ref(ErrorBody)
 }
+
+/** A JSON body the client may also leave out entirely (Fastify validates a missing body as null). */
+export function OptionalBody<T extends TSchema> (schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true })
+}
+
+/** How a seller route is authenticated (OpenAPI security requirement). */
+export const sellerSecurity: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }]

@@ -1,6 +1,28 @@
-// Placeholder: the operator ledger routes.
+// GET /internal/v1/shops/{shopId}/ledger: a shop's money movements and balance.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { listLedgerEntries } from '../../../db/ledger.js'
+import { findShop } from '../../../db/shops.js'
+import { notFound } from '../../../plugins/errors.js'
+import { Envelope, ErrorBody } from '../../../schemas/common.js'
+import { ShopParams, internalSecurity } from '../../../schemas/operator.js'
+import { LedgerSchema, ledgerView } from '../../../schemas/orders.js'
 
-const ledgerRoutes: FastifyPluginAsyncTypebox = async () => {}
+const ledgerRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/:shopId/ledger', {
+    schema: {
+      tags: ['internal'],
+      summary: 'Read a shop\'s ledger',
+      description: 'One entry per money movement, oldest first: `credit` when a buyer confirmed an order (adds to the balance), `refund` when a cancelled order\'s amount went back to the buyer (leaves the balance alone). `balance` is the sum of credits.',
+      security: internalSecurity,
+      params: ShopParams,
+      response: { 200: Envelope(LedgerSchema), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
+    }
+  }, async function readLedger (request) {
+    const { shopId } = request.params
+    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    return { success: true as const, data: ledgerView(await listLedgerEntries(fastify.db, shopId)) }
+  })
+}
 
 export default ledgerRoutes

@@ -1,6 +1,60 @@
-// Placeholder: the operator orders routes.
+// /internal/v1/orders: the buyer's side of an order, for the marketplace around
+// the service (CONTRACT section 8): purchase, chat as the buyer, confirm receipt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { postMessage } from '../../../db/messages.js'
+import { confirmOrder, createPurchase } from '../../../db/orders.js'
+import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
+import { MessageBody, MessageSchema, messageView } from '../../../schemas/messages.js'
+import { internalSecurity } from '../../../schemas/operator.js'
+import { OrderSchema, PurchaseBody, orderView } from '../../../schemas/orders.js'
 
-const ordersRoutes: FastifyPluginAsyncTypebox = async () => {}
+const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
+const OrderEnvelope = Envelope(Type.Object({ order: OrderSchema }))
+
+const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.post('/', {
+    schema: {
+      tags: ['internal'],
+      summary: 'Record a buyer\'s paid purchase',
+      description: 'Creates a `paid` order of an active, non-archived product. `amount` = quantity × (price + the chosen options\' prices) at the current currency rate, in rubles rounded half up to kopecks. Every required field needs a value; a select field takes option id(s), comma-separated when `multiple`, and the order keeps their labels.',
+      security: internalSecurity,
+      body: PurchaseBody,
+      response: { 201: OrderEnvelope, ...errors }
+    }
+  }, async function purchase (request, reply) {
+    const order = await createPurchase(fastify.db, request.body)
+    return reply.code(201).send({ success: true as const, data: { order: orderView(order) } })
+  })
+
+  fastify.post('/:id/messages', {
+    schema: {
+      tags: ['internal'],
+      summary: 'Post a message as the buyer',
+      description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `buyer`.',
+      security: internalSecurity,
+      params: IdParams,
+      body: MessageBody,
+      response: { 201: Envelope(Type.Object({ message: MessageSchema })), ...errors }
+    }
+  }, async function postBuyerMessage (request, reply) {
+    const message = await postMessage(fastify.db, request.params.id, null, 'buyer', request.body.text)
+    return reply.code(201).send({ success: true as const, data: { message: messageView(message) } })
+  })
+
+  fastify.post('/:id/confirm', {
+    schema: {
+      tags: ['internal'],
+      summary: 'Confirm receipt as the buyer',
+      description: '`awaiting_confirmation` → `completed`; the shop is credited the full amount in the same transaction. Any other status: 409 ORDER_INVALID_STATUS.',
+      security: internalSecurity,
+      params: IdParams,
+      response: { 200: OrderEnvelope, ...errors, 409: Type.Ref(ErrorBody) }
+    }
+  }, async function confirm (request) {
+    const order = await confirmOrder(fastify.db, request.params.id)
+    return { success: true as const, data: { order: orderView(order) } }
+  })
+}
 
 export default ordersRoutes

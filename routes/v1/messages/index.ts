@@ -1,6 +1,47 @@
-// Placeholder: the messages routes of the seller API.
+// /v1/orders/{id}/messages: the order chat, as the shop. Poll GET with the
+// previous `nextCursor` to receive every new message exactly once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { listMessages, postMessage } from '../../../db/messages.js'
+import { notFound } from '../../../plugins/errors.js'
+import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
+import { MessageBody, MessageList, MessageListQuery, MessageSchema, messageView } from '../../../schemas/messages.js'
 
-const messagesRoutes: FastifyPluginAsyncTypebox = async () => {}
+
+const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/:id/messages', {
+    schema: {
+      tags: ['messages'],
+      summary: 'Read the order chat',
+      description: 'Messages created strictly after `cursor`, oldest first. `nextCursor` is the createdAt of the last message returned, or the cursor you sent when nothing is new (null if you sent none). createdAt is strictly increasing within an order, so polling with `nextCursor` never skips or repeats a message.',
+      security: sellerSecurity,
+      params: IdParams,
+      querystring: MessageListQuery,
+      response: { 200: Envelope(MessageList), ...CommonErrors }
+    }
+  }, async function readChat (request) {
+    const { cursor, limit } = request.query
+    const rows = await listMessages(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, cursor, limit)
+    if (rows === undefined) throw notFound('Order')
+    const messages = rows.map(messageView)
+    return { success: true as const, data: { messages, nextCursor: messages.at(-1)?.createdAt ?? cursor ?? null } }
+  })
+
+  fastify.post('/:id/messages', {
+    config: { idempotent: true },
+    schema: {
+      tags: ['messages'],
+      summary: 'Post a message as the shop',
+      description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `seller`. Honours `Idempotency-Key`.',
+      security: sellerSecurity,
+      params: IdParams,
+      body: MessageBody,
+      response: { 201: Envelope(Type.Object({ message: MessageSchema })), ...CommonErrors, 409: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
+    }
+  }, async function postSellerMessage (request, reply) {
+    const message = await postMessage(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, 'seller', request.body.text)
+    return reply.code(201).send({ success: true as const, data: { message: messageView(message) } })
+  })
+}
 
 export default messagesRoutes

@@ -1,0 +1,161 @@
+// Orders: the buyer's purchase, the seller's queue and the state machine's
+// transitions. Each transition is one conditional UPDATE (status IN the allowed
+// statuses) in one transaction with its ledger row, so no interleaving of
+// requests on any number of instances can apply it twice.
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
+import { kopecksToDecimal } from '../domain/money.js'
+import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
+import { ApiError, notFound, validationError } from '../plugins/errors.js'
+import type { OrderRow } from '../schemas/orders.js'
+import type { Db, Queryable } from './client.js'
+import { ledgerEntries, orders, productFieldOptions, productFields, products } from './schema.js'
+
+/** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
+export type OrderScope = { shopId: string } | null
+
+const orderColumns = {
+  id: orders.id,
+  status: orders.status,
+  createdAt: orders.createdAt,
+  productId: orders.productId,
+  productTitle: orders.productTitle,
+  quantity: orders.quantity,
+  amount: orders.amount,
+  fieldValues: orders.fieldValues,
+  assigneeType: orders.assigneeType,
+  deliveredValues: orders.deliveredValues,
+  takenAt: orders.takenAt,
+  deliveredAt: orders.deliveredAt
+}
+
+const nowMs = sql`date_trunc('milliseconds', now())`
+
+/** The conditions that make an order visible in `scope`. */
+export function scopeConditions (scope: OrderScope): SQL[] {
+  if (scope === null) return []
+  return [
+    eq(orders.shopId, scope.shopId),
+    // Automation is a property of the product now, not of the order when bought.
+    sql`exists (select 1 from ${products} where ${products.id} = ${orders.productId} and ${products.external})`
+  ]
+}
+
+export async function findOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow | undefined> {
+  const [row] = await db.select(orderColumns).from(orders).where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
+  return row
+}
+
+export async function getOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow> {
+  const row = await findOrder(db, orderId, scope)
+  if (!row) throw notFound('Order')
+  return row
+}
+
+export interface OrderListOptions {
+  statuses: OrderStatus[]
+  productId?: string
+  page: number
+  limit: number
+  sort: 'asc' | 'desc'
+}
+
+/** One page of the shop's visible orders and their total, in one round trip. */
+export async function listOrders (db: Queryable, shopId: string, options: OrderListOptions): Promise<{ rows: OrderRow[], total: number }> {
+  const direction = options.sort === 'desc' ? desc : asc
+  const where = and(
+    eq(orders.shopId, shopId),
+    inArray(orders.status, options.statuses),
+    options.productId === undefined ? undefined : eq(orders.productId, options.productId),
+    eq(products.external, true)
+  )
+  const rows = await db.select({ ...orderColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(orders)
+    .innerJoin(products, eq(products.id, orders.productId))
+    .where(where)
+    .orderBy(direction(orders.createdAt), direction(orders.id))
+    .limit(options.limit)
+    .offset((options.page - 1) * options.limit)
+  if (rows.length > 0) return { rows, total: rows[0].total }
+  if (options.page === 1) return { rows: [], total: 0 }
+  // Past the last page the window has no row to ride on: count separately.
+  const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) })
+    .from(orders).innerJoin(products, eq(products.id, orders.productId)).where(where)
+  return { rows: [], total }
+}
+
+/** Extra columns a transition may set besides status, its timestamp and the assignee. */
+export interface TransitionChanges { deliveredValues?: string[], cancelReason?: string }
+
+/**
+ * Applies `action` to the order, with its ledger row, in one transaction.
+ * Throws 404 when the order is not visible in `scope`, 409 ORDER_INVALID_STATUS
+ * when its current status does not allow the action.
+ */
+export async function transitionOrder (db: Db, action: OrderAction, orderId: string, scope: OrderScope, changes: TransitionChanges = {}): Promise<OrderRow> {
+  const transition = orderTransitions[action]
+  return db.transaction(async (tx) => {
+    const [row] = await tx.update(orders)
+      .set({
+        ...changes,
+        status: transition.to,
+        [transition.stamps]: nowMs,
+        ...(transition.assigneeType ? { assigneeType: transition.assigneeType } : {}),
+        updatedAt: nowMs
+      })
+      .where(and(eq(orders.id, orderId), inArray(orders.status, transition.from), ...scopeConditions(scope)))
+      .returning({ ...orderColumns, shopId: orders.shopId })
+    if (!row) {
+      // Nothing matched: either there is no such order here, or its status forbids the action.
+      const current = await findOrder(tx, orderId, scope)
+      if (!current) throw notFound('Order')
+      throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
+    }
+    if (transition.ledger !== null) {
+      await tx.insert(ledgerEntries).values({ shopId: row.shopId, orderId: row.id, kind: transition.ledger, amount: row.amount })
+    }
+    const { shopId: _shopId, ...order } = row
+    return order
+  })
+}
+
+export const takeOrder = (db: Db, shopId: string, orderId: string) =>
+  transitionOrder(db, 'take', orderId, { shopId })
+
+export const deliverOrder = (db: Db, shopId: string, orderId: string, deliveredValues: string[]) =>
+  transitionOrder(db, 'deliver', orderId, { shopId }, { deliveredValues })
+
+export const cancelOrder = (db: Db, shopId: string, orderId: string, reason?: string) =>
+  transitionOrder(db, 'cancel', orderId, { shopId }, reason === undefined ? {} : { cancelReason: reason })
+
+/** The buyer confirmed receipt (operator side): awaiting_confirmation → completed, shop credited. */
+export const confirmOrder = (db: Db, orderId: string) =>
+  transitionOrder(db, 'confirm', orderId, null)
+
+export interface PurchaseInput { productId: string, quantity: number, fieldValues: FieldValueInput[] }
+
+/** A buyer's paid purchase of a product (operator side): validates, prices and records the order. */
+export async function createPurchase (db: Db, input: PurchaseInput): Promise<OrderRow> {
+  const product = await db.query.products.findFirst({
+    where: eq(products.id, input.productId),
+    with: {
+      currencyRate: { columns: { rate: true } },
+      fields: { orderBy: [asc(productFields.position)], with: { options: { orderBy: [asc(productFieldOptions.position)] } } }
+    }
+  })
+  if (!product) throw notFound('Product')
+  if (!product.active || product.archived) {
+    throw validationError('The product is not on sale.', [{ path: 'body.productId', message: 'must be an active, non-archived product' }])
+  }
+  const priced = pricePurchase({ price: product.price, rate: product.currencyRate?.rate ?? null, fields: product.fields }, input.quantity, input.fieldValues)
+  if (!priced.ok) throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
+  const [row] = await db.insert(orders).values({
+    shopId: product.shopId,
+    productId: product.id,
+    productTitle: product.title,
+    quantity: input.quantity,
+    amount: kopecksToDecimal(priced.amountKopecks),
+    fieldValues: priced.fieldValues
+  }).returning(orderColumns)
+  return row
+}

@@ -1,0 +1,41 @@
+// The order chat: messages (seller-api.md 2.5), the polling query and the post body.
+import { Type, type Static } from '@sinclair/typebox'
+import { Id, StringEnum, Timestamp } from './common.js'
+
+export const senderRoles = ['seller', 'buyer', 'system'] as const
+export type SenderRole = typeof senderRoles[number]
+
+export const MessageSchema = Type.Object({
+  id: Id,
+  senderRole: StringEnum(senderRoles, { description: '`seller`: posted through this API; `buyer`: the buyer; `system`: the marketplace.' }),
+  text: Type.String(),
+  createdAt: Timestamp
+}, { title: 'Message' })
+
+export const MessageListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({
+    format: 'date-time',
+    description: 'Return only messages created strictly after this time: pass the previous `nextCursor`. Omit to start from the first message.'
+  })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Messages per call (1–100, default 50).' })
+})
+export type MessageListQuery = Static<typeof MessageListQuery>
+
+export const MessageList = Type.Object({
+  messages: Type.Array(MessageSchema, { description: 'Oldest first.' }),
+  nextCursor: Type.Union([Timestamp, Type.Null()], {
+    description: 'createdAt of the last message returned; when nothing is new, the cursor you sent (null if you sent none). Poll again with it: nothing is skipped or repeated.'
+  })
+})
+
+export const MAX_MESSAGE_LENGTH = 4000
+
+export const MessageBody = Type.Object({
+  // The 1–4000 rule applies after trimming (checked with the insert); this bound only caps the raw size.
+  text: Type.String({ maxLength: 2 * MAX_MESSAGE_LENGTH, description: `1–${MAX_MESSAGE_LENGTH} characters after trimming surrounding whitespace (which is dropped).` })
+})
+export type MessageBody = Static<typeof MessageBody>
+
+export function messageView (row: { id: string, senderRole: string, text: string, createdAt: Date }) {
+  return { id: row.id, senderRole: row.senderRole as SenderRole, text: row.text, createdAt: row.createdAt.toISOString() }
+}

@@ -1,0 +1,125 @@
+// Orders: the representation of seller-api.md 2.1 with CONTRACT section 7's
+// rules, the list query, the deliver / cancel bodies, the operator's purchase
+// and the shop ledger.
+import { Type, type Static } from '@sinclair/typebox'
+import { joinDeliveredValues, orderStatuses } from '../domain/order-transitions.js'
+import { MAX_QUANTITY } from '../domain/purchase.js'
+import { fromKopecks, moneyToNumber, toKopecks } from '../domain/money.js'
+import { Id, OptionalBody, PageQuery, StringEnum, Timestamp } from './common.js'
+
+export const OrderStatusSchema = StringEnum(orderStatuses, {
+  description: '`paid` → `processing` (take) → `awaiting_confirmation` (deliver) → `completed` (buyer confirms); `cancelled` from any of the first three.'
+})
+
+export const OrderSchema = Type.Object({
+  id: Id,
+  status: OrderStatusSchema,
+  createdAt: Timestamp,
+  productId: Id,
+  productTitle: Type.String({ description: 'The product\'s title at the time of purchase.' }),
+  quantity: Type.Integer(),
+  amount: Type.Number({ description: 'Rubles the buyer paid for the whole order.' }),
+  fieldValues: Type.Array(Type.Object({
+    fieldId: Id,
+    label: Type.String(),
+    value: Type.String({ description: 'For a select field, the chosen option labels.' })
+  }), { description: 'Values the buyer supplied for the product\'s fields.' }),
+  assigneeType: StringEnum(['user', 'api'], { description: '`api` once the order is taken through this API.' }),
+  deliveredValue: Type.Union([Type.String(), Type.Null()], { description: '`deliveredValues` joined by a line feed; null before delivery or when nothing was attached.' }),
+  deliveredValues: Type.Array(Type.String(), { description: 'The issued values attached at delivery; `[]` before.' }),
+  takenAt: Type.Union([Timestamp, Type.Null()], { description: 'Null until taken.' }),
+  deliveredAt: Type.Union([Timestamp, Type.Null()], { description: 'Null until delivered.' })
+}, { title: 'Order' })
+export type Order = Static<typeof OrderSchema>
+
+const statusList = `(${orderStatuses.join('|')})`
+
+export const OrderListQuery = Type.Object({
+  status: Type.String({
+    pattern: `^${statusList}(,${statusList})*$`,
+    default: 'paid',
+    description: 'One status or several, comma-separated (e.g. `processing,awaiting_confirmation`). Default `paid`: the new orders.'
+  }),
+  productId: Type.Optional(Id),
+  ...PageQuery(20),
+  sort: StringEnum(['asc', 'desc'], { default: 'asc', description: 'By createdAt (id breaks ties). Default `asc`: oldest first, the work queue order.' })
+})
+export type OrderListQuery = Static<typeof OrderListQuery>
+
+const DeliveredValue = Type.String({ maxLength: 10_000 })
+
+export const DeliverBody = OptionalBody(Type.Object({
+  value: Type.Optional(DeliveredValue),
+  values: Type.Optional(Type.Array(DeliveredValue, { maxItems: 100 }))
+}, { description: 'The issued value(s), each up to 10 000 characters, at most 100; `values` wins over `value`. An empty body attaches nothing.' }))
+export type DeliverBody = Static<typeof DeliverBody>
+
+export const CancelBody = OptionalBody(Type.Object({
+  reason: Type.Optional(Type.String({ maxLength: 1000 }))
+}, { description: 'Optional reason (up to 1000 characters); `{}` or no body is fine.' }))
+export type CancelBody = Static<typeof CancelBody>
+
+export const PurchaseBody = Type.Object({
+  productId: Id,
+  quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY }),
+  fieldValues: Type.Array(Type.Object({
+    fieldId: Type.String({ description: 'A field id of the product.' }),
+    value: Type.String({ description: 'Text, a number, or for a select field the option id (several comma-separated when the field is `multiple`).' })
+  }), { maxItems: 100 })
+}, { title: 'Purchase' })
+export type PurchaseBody = Static<typeof PurchaseBody>
+
+export const LedgerEntrySchema = Type.Object({
+  id: Id,
+  orderId: Id,
+  kind: StringEnum(['refund', 'credit'], { description: '`credit`: the shop is paid for a confirmed order; `refund`: the buyer got the money of a cancelled order back.' }),
+  amount: Type.Number(),
+  createdAt: Timestamp
+}, { title: 'LedgerEntry' })
+
+export const LedgerSchema = Type.Object({
+  entries: Type.Array(LedgerEntrySchema, { description: 'Oldest first.' }),
+  balance: Type.Number({ description: 'The shop\'s balance in rubles: the sum of its credits.' })
+})
+
+export interface OrderRow {
+  id: string
+  status: string
+  createdAt: Date
+  productId: string
+  productTitle: string
+  quantity: number
+  amount: string
+  fieldValues: Array<{ fieldId: string, label: string, value: string }>
+  assigneeType: string
+  deliveredValues: string[]
+  takenAt: Date | null
+  deliveredAt: Date | null
+}
+
+export function orderView (row: OrderRow): Order {
+  return {
+    id: row.id,
+    status: row.status as Order['status'],
+    createdAt: row.createdAt.toISOString(),
+    productId: row.productId,
+    productTitle: row.productTitle,
+    quantity: row.quantity,
+    amount: moneyToNumber(row.amount),
+    fieldValues: row.fieldValues,
+    assigneeType: row.assigneeType as Order['assigneeType'],
+    deliveredValue: joinDeliveredValues(row.deliveredValues),
+    deliveredValues: row.deliveredValues,
+    takenAt: row.takenAt?.toISOString() ?? null,
+    deliveredAt: row.deliveredAt?.toISOString() ?? null
+  }
+}
+
+export function ledgerView (entries: Array<{ id: string, orderId: string, kind: string, amount: string, createdAt: Date }>) {
+  let credits = 0n
+  for (const e of entries) if (e.kind === 'credit') credits += toKopecks(e.amount)
+  return {
+    entries: entries.map((e) => ({ ...e, kind: e.kind as 'refund' | 'credit', amount: moneyToNumber(e.amount), createdAt: e.createdAt.toISOString() })),
+    balance: fromKopecks(credits)
+  }
+}
