@@ -4,6 +4,7 @@ import { createServer, Socket, type Server } from 'node:net'
 import t from 'tap'
 import { build, createShop, internalHeaders } from '../helper.js'
 import { testRedisUrl } from '../databases.js'
+import { anyCategoryId, productInput } from '../fixtures/products.js'
 
 t.test('per key, shared by two instances through Redis', async (t) => {
   const a = await build(t, { RATE_LIMIT_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 })
@@ -51,13 +52,22 @@ t.test('requests that fail authentication are limited per client IP', async (t) 
 
 t.test('behind a proxy, the client IP comes from X-Forwarded-For only with TRUST_PROXY', async (t) => {
   const trusting = await build(t, { RATE_LIMIT_MAX: 2, TRUST_PROXY: true })
+  const direct = await build(t, { RATE_LIMIT_MAX: 2 })
   const bad = { authorization: 'Bearer nope' }
-  for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+  const prefix = `198.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`
+  const proxy = `127.0.${Math.floor(Math.random() * 250)}.9`
+  for (const client of [`${prefix}.1`, `${prefix}.2`, `${prefix}.3`]) {
     for (let i = 0; i < 2; i++) {
-      const res = await trusting.inject({ method: 'GET', url: '/v1/categories', headers: { ...bad, 'x-forwarded-for': client }, remoteAddress: '127.0.0.9' })
+      const res = await trusting.inject({ method: 'GET', url: '/v1/categories', headers: { ...bad, 'x-forwarded-for': client }, remoteAddress: proxy })
       t.equal(res.statusCode, 401, `${client} #${i + 1} still within its own window`)
     }
   }
+  const statuses = []
+  for (const client of [`${prefix}.4`, `${prefix}.5`, `${prefix}.6`]) {
+    const res = await direct.inject({ method: 'GET', url: '/v1/categories', headers: { ...bad, 'x-forwarded-for': client }, remoteAddress: proxy })
+    statuses.push(res.statusCode)
+  }
+  t.same(statuses, [401, 401, 429], 'without TRUST_PROXY a forged X-Forwarded-For does not open new windows')
 })
 
 /** A TCP relay to Redis that the test can cut and restore. */
@@ -91,14 +101,15 @@ t.test('Redis down: limits fail open, idempotent requests fail closed, then it r
   t.teardown(relay.close)
   const app = await build(t, { REDIS_URL: relay.url, RATE_LIMIT_MAX: 100 })
   const shop = await createShop(app)
+  const categoryId = await anyCategoryId(app, shop)
   const before = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
-  t.equal(before.headers['ratelimit-remaining'], '99')
+  t.equal(before.headers['ratelimit-remaining'], '98')
 
   await relay.cut()
   const started = Date.now()
   const open = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
   t.equal(open.statusCode, 200, 'served without Redis')
-  const idempotent = await app.inject({ method: 'POST', url: '/v1/products', headers: { ...shop.headers, 'idempotency-key': 'k-1' }, payload: {} })
+  const idempotent = await app.inject({ method: 'POST', url: '/v1/products', headers: { ...shop.headers, 'idempotency-key': 'k-1' }, payload: productInput(categoryId) })
   t.equal(idempotent.statusCode, 503)
   t.equal(idempotent.json().error.code, 'SERVICE_UNAVAILABLE')
   t.ok(Date.now() - started < 5000, 'nobody waits on the dead Redis for long')
@@ -110,7 +121,7 @@ t.test('Redis down: limits fail open, idempotent requests fail closed, then it r
   for (let i = 0; i < 50 && !recovered; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100))
     const res = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
-    recovered = Number(res.headers['ratelimit-remaining']) < 99
+    recovered = Number(res.headers['ratelimit-remaining']) < 98
   }
   t.ok(recovered, 'counting in Redis again without a restart')
   t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
