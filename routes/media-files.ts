@@ -1,6 +1,50 @@
-// Placeholder: public image files at GET /media/<id>.<ext>.
+// Public image files at GET /media/<id>.<ext> (no key): the bytes with their
+// sniffed Content-Type, nosniff, a strong ETag (SHA-256) and a year of immutable
+// caching, since a file never changes under its id.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { findMediaFile } from '../db/media.js'
+import { isUuid } from '../domain/ids.js'
+import { ApiError } from '../plugins/errors.js'
+import { ErrorBody } from '../schemas/common.js'
+import { MediaFileParams } from '../schemas/media.js'
 
-const mediaFilesRoutes: FastifyPluginAsyncTypebox = async () => {}
+const CACHE_CONTROL = 'public, max-age=31536000, immutable'
+
+/** If-None-Match matches when it lists the ETag (weak comparison, RFC 9110 13.1.2) or is `*`. */
+export function etagMatches (ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false
+  return ifNoneMatch.split(',').some((tag) => {
+    const candidate = tag.trim().replace(/^W\//, '')
+    return candidate === '*' || candidate === etag
+  })
+}
+
+const fileNotFound = () => new ApiError(404, 'NOT_FOUND', 'No such file.')
+
+const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/:file', {
+    schema: {
+      tags: ['service'],
+      summary: 'Get a public image file',
+      description: 'The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',
+      params: MediaFileParams,
+      response: {
+        200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes.' }),
+        304: Type.Null({ description: 'Not modified.' }),
+        404: Type.Ref(ErrorBody)
+      }
+    }
+  }, async function getMediaFile (request, reply) {
+    const match = /^([^.]+)\.([a-z]+)$/.exec(request.params.file)
+    if (!match || !isUuid(match[1])) throw fileNotFound()
+    const file = await findMediaFile(fastify.db, match[1].toLowerCase(), match[2])
+    if (!file) throw fileNotFound()
+    const etag = `"${file.sha256}"`
+    reply.header('etag', etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff')
+    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null)
+    return reply.type(file.mime).send(file.data)
+  })
+}
 
 export default mediaFilesRoutes

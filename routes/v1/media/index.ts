@@ -1,6 +1,50 @@
-// Placeholder: the media routes of the seller API.
+// POST /v1/media: upload a product image. The type is decided from the bytes
+// (magic numbers), never from the client's Content-Type: only JPEG, PNG, WebP
+// and GIF are images here; SVG, HTML, PDF and anything else are refused.
+import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { fileTypeFromBuffer } from 'file-type'
+import { insertMedia, mediaFilePath } from '../../../db/media.js'
+import { validationError } from '../../../plugins/errors.js'
+import { CommonErrors, Envelope } from '../../../schemas/common.js'
+import { MediaSchema } from '../../../schemas/media.js'
 
-const mediaRoutes: FastifyPluginAsyncTypebox = async () => {}
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
+
+/** Detected MIME type → the extension the public file gets. */
+const imageTypes: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/gif': 'gif'
+}
+
+const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  await fastify.register(multipart, {
+    limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, parts: 20, fieldSize: 1024 }
+  })
+
+  fastify.post('/', {
+    schema: {
+      tags: ['catalog'],
+      summary: 'Upload an image',
+      description: 'multipart/form-data with one part named `file` (at most 10 MB, larger: 413). The type is read from the bytes: ' +
+        'JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever Content-Type the part claims. ' +
+        'Pass the returned `id` as a product\'s `imageId`; the file is public at PUBLIC_BASE_URL + `/` + `filePath`.',
+      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      consumes: ['multipart/form-data'],
+      response: { 201: Envelope(MediaSchema), 413: CommonErrors[400], 415: CommonErrors[400], ...CommonErrors }
+    }
+  }, async function uploadImage (request, reply) {
+    const part = await request.file()
+    if (!part || part.fieldname !== 'file') throw validationError('Send the image as a file in the multipart part named `file`.')
+    const data = await part.toBuffer()
+    const detected = await fileTypeFromBuffer(data)
+    const ext = detected && imageTypes[detected.mime]
+    if (!detected || !ext) throw validationError('The file is not a JPEG, PNG, WebP or GIF image.')
+    const stored = await insertMedia(fastify.db, request.apiKey!.shopId, { ext, mime: detected.mime, data })
+    return reply.code(201).send({ success: true as const, data: { id: stored.id, filePath: mediaFilePath(stored) } })
+  })
+}
 
 export default mediaRoutes

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import { build, createShop } from '../helper.js'
+import { images, upload } from '../fixtures/images.js'
+
+t.test('serves an uploaded image publicly with type, nosniff, strong ETag and long caching', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const { filePath } = (await upload(app, shop, images.gif, 'image/png')).json().data
+
+  const res = await app.inject({ method: 'GET', url: `/${filePath}` })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'image/gif', 'the sniffed type, not the one the client claimed')
+  t.equal(res.headers['x-content-type-options'], 'nosniff')
+  t.equal(res.headers.etag, `"${createHash('sha256').update(images.gif).digest('hex')}"`, 'strong ETag: SHA-256 of the bytes')
+  t.match(res.headers['cache-control'], /max-age=31536000/)
+  t.match(res.headers['cache-control'], /immutable/)
+  t.same(res.rawPayload, images.gif)
+  t.notOk(res.headers['ratelimit-limit'], 'public files are not rate limited per key')
+
+  const head = await app.inject({ method: 'HEAD', url: `/${filePath}` })
+  t.equal(head.statusCode, 200)
+  t.equal(head.headers['content-type'], 'image/gif')
+})
+
+t.test('If-None-Match with the ETag is 304 without a body', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const { filePath } = (await upload(app, shop, images.png)).json().data
+  const first = await app.inject({ method: 'GET', url: `/${filePath}` })
+  const etag = first.headers.etag as string
+
+  for (const ifNoneMatch of [etag, `"other", ${etag}`, `W/${etag}`, '*']) {
+    const res = await app.inject({ method: 'GET', url: `/${filePath}`, headers: { 'if-none-match': ifNoneMatch } })
+    t.equal(res.statusCode, 304, ifNoneMatch)
+    t.equal(res.body, '')
+    t.equal(res.headers.etag, etag)
+    t.match(res.headers['cache-control'], /immutable/)
+  }
+  const changed = await app.inject({ method: 'GET', url: `/${filePath}`, headers: { 'if-none-match': '"something-else"' } })
+  t.equal(changed.statusCode, 200)
+  t.same(changed.rawPayload, images.png)
+})
+
+t.test('unknown or malformed file names are a 404 envelope', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const { id } = (await upload(app, shop, images.png)).json().data
+  const urls = [
+    '/media/00000000-0000-4000-8000-000000000000.png',
+    `/media/${id}.gif`,
+    `/media/${id}`,
+    `/media/${id}.png.png`,
+    '/media/not-an-id.png',
+    '/media/urn:uuid:00000000-0000-4000-8000-000000000000.png',
+    `/media/${'a'.repeat(90)}.png`,
+    '/media/..%2F..%2Fetc%2Fpasswd'
+  ]
+  for (const url of urls) {
+    const res = await app.inject({ method: 'GET', url })
+    t.equal(res.statusCode, 404, url)
+    t.equal(res.json().success, false, url)
+    t.ok(['NOT_FOUND', 'ORDER_NOT_FOUND'].includes(res.json().error.code), url)
+  }
+})
