@@ -1,10 +1,10 @@
 // Rate limits (CONTRACT section 3): per key across instances sharing Redis,
 // unauthenticated callers per IP, the header sets, and failing open without Redis.
-import { createServer, Socket, type Server } from 'node:net'
 import t from 'tap'
 import { build, createShop, internalHeaders } from '../helper.js'
 import { testRedisUrl } from '../databases.js'
 import { anyCategoryId, productInput } from '../fixtures/products.js'
+import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 
 t.test('per key, shared by two instances through Redis', async (t) => {
   const a = await build(t, { RATE_LIMIT_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 })
@@ -70,36 +70,11 @@ t.test('behind a proxy, the client IP comes from X-Forwarded-For only with TRUST
   t.same(statuses, [401, 401, 429], 'without TRUST_PROXY a forged X-Forwarded-For does not open new windows')
 })
 
-/** A TCP relay to Redis that the test can cut and restore. */
-async function redisRelay (): Promise<{ url: string, cut: () => Promise<void>, restore: () => Promise<void>, close: () => Promise<void> }> {
-  const target = new URL(testRedisUrl())
-  const sockets = new Set<Socket>()
-  let server: Server
-  let port = 0
-  const listen = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = new Socket()
-      upstream.connect(Number(target.port || 6379), target.hostname)
-      client.pipe(upstream).pipe(client)
-      for (const s of [client, upstream]) { sockets.add(s); s.on('error', () => {}); s.on('close', () => sockets.delete(s)) }
-    })
-    server.listen(port, '127.0.0.1', () => { port = (server.address() as { port: number }).port; resolve() })
-  })
-  const cut = () => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy()
-    server.close(() => resolve())
-  })
-  await listen()
-  const url = new URL(testRedisUrl())
-  url.hostname = '127.0.0.1'
-  url.port = String(port)
-  return { url: url.toString(), cut, restore: listen, close: cut }
-}
-
 t.test('Redis down: limits fail open, idempotent requests fail closed, then it recovers', async (t) => {
-  const relay = await redisRelay()
-  t.teardown(relay.close)
-  const app = await build(t, { REDIS_URL: relay.url, RATE_LIMIT_MAX: 100 })
+  const redis = new URL(testRedisUrl())
+  const relay = await tcpRelay(redis.hostname, Number(redis.port || 6379))
+  t.teardown(relay.cut)
+  const app = await build(t, { REDIS_URL: viaRelay(testRedisUrl(), relay), RATE_LIMIT_MAX: 100 })
   const shop = await createShop(app)
   const categoryId = await anyCategoryId(app, shop)
   const before = await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })
