@@ -6,11 +6,13 @@
 import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
 import { upsertCurrencyRate } from './db/currency-rates.js'
+import { confirmOrder, createPurchase } from './db/orders.js'
 import { seedDemoShop } from './db/demo.js'
 import { createShop, findShop } from './db/shops.js'
 import { seedTaxonomy } from './db/taxonomy.js'
 import { toScaled } from './domain/money.js'
 import { loadConfig } from './plugins/config.js'
+import { ApiError } from './plugins/errors.js'
 
 interface Command {
   usage: string
@@ -20,8 +22,10 @@ interface Command {
 
 class UsageError extends Error {}
 
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 async function requireShop (db: Db, shopId: string | undefined) {
-  if (!shopId || !/^[0-9a-f-]{36}$/i.test(shopId)) throw new UsageError('a shop id (UUID) is required')
+  if (!shopId || !uuid.test(shopId)) throw new UsageError('a shop id (UUID) is required')
   const shop = await findShop(db, shopId)
   if (!shop) throw new UsageError(`no shop ${shopId}`)
   return shop
@@ -58,7 +62,7 @@ const commands: Record<string, Command> = {
     summary: 'Revoke an API key (effective on the next request)',
     async run (db, [shopId, keyId]) {
       await requireShop(db, shopId)
-      if (!keyId || !/^[0-9a-f-]{36}$/i.test(keyId)) throw new UsageError('a key id (UUID) is required')
+      if (!keyId || !uuid.test(keyId)) throw new UsageError('a key id (UUID) is required')
       const apiKey = await revokeApiKey(db, shopId, keyId)
       if (!apiKey) throw new UsageError(`no key ${keyId} in shop ${shopId}`)
       return { apiKey }
@@ -74,6 +78,28 @@ const commands: Record<string, Command> = {
       try { scaled = toScaled(rate ?? '', 6) } catch { throw new UsageError('the rate is a positive decimal with at most 6 decimals') }
       if (scaled <= 0n) throw new UsageError('the rate must be positive')
       return { rate: await upsertCurrencyRate(db, shopId, code, Number(rate).toFixed(6)) }
+    }
+  },
+  'order:purchase': {
+    usage: 'order:purchase <productId> [quantity] [fieldId=value …]',
+    summary: 'Place a buyer\'s paid order (select fields take option ids)',
+    async run (db, [productId, quantity = '1', ...values]) {
+      if (!productId || !uuid.test(productId)) throw new UsageError('a product id (UUID) is required')
+      if (!/^\d+$/.test(quantity)) throw new UsageError('the quantity is a whole number')
+      const fieldValues = values.map((pair) => {
+        const at = pair.indexOf('=')
+        if (at < 1) throw new UsageError(`field values are fieldId=value, not "${pair}"`)
+        return { fieldId: pair.slice(0, at), value: pair.slice(at + 1) }
+      })
+      return { order: await createPurchase(db, { productId, quantity: Number(quantity), fieldValues }) }
+    }
+  },
+  'order:confirm': {
+    usage: 'order:confirm <orderId>',
+    summary: 'The buyer confirms receipt: awaiting_confirmation -> completed, shop credited',
+    async run (db, [orderId]) {
+      if (!orderId || !uuid.test(orderId)) throw new UsageError('an order id (UUID) is required')
+      return { order: await confirmOrder(db, orderId) }
     }
   },
   'seed:demo': {
@@ -110,6 +136,11 @@ async function main (argv: string[]) {
     if (err instanceof UsageError) {
       console.error(`error: ${err.message}\nusage: npm run cli -- ${command.usage}`)
       return 2
+    }
+    if (err instanceof ApiError) {
+      const details = err.details?.map((d) => `\n  ${d.path}: ${d.message}`).join('') ?? ''
+      console.error(`error: ${err.code}: ${err.message}${details}`)
+      return 1
     }
     throw err
   } finally {

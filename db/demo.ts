@@ -27,7 +27,7 @@ export async function seedDemoShop (db: Db, name = 'Demo shop'): Promise<{ shopI
       {
         type: 'select',
         label: 'Delivery',
-        required: true,
+        required: false,
         multiple: false,
         options: [{ label: 'Code in chat', price: 0 }, { label: 'Top-up to my account', price: 0.5 }]
       }
