@@ -1,0 +1,41 @@
+// The OpenAPI document is generated from the route schemas and served.
+import t from 'tap'
+import { build } from '../helper.js'
+
+t.test('OpenAPI document', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'GET', url: '/docs/json' })
+  t.equal(res.statusCode, 200)
+  const doc = res.json()
+  t.match(doc.openapi, /^3\./)
+  t.ok(doc.components.securitySchemes.bearerAuth && doc.components.securitySchemes.apiKeyHeader)
+  t.ok(doc.components.schemas.ErrorResponse, 'the error envelope is a named schema')
+
+  const operations: Array<[string, string]> = [
+    ['get', '/v1/products'], ['post', '/v1/products'], ['get', '/v1/products/{id}'], ['put', '/v1/products/{id}'],
+    ['post', '/v1/products/{id}/archive'], ['post', '/v1/media'], ['get', '/v1/currency-rates'], ['get', '/v1/categories'],
+    ['get', '/v1/orders'], ['get', '/v1/orders/{id}'], ['post', '/v1/orders/{id}/take'], ['post', '/v1/orders/{id}/deliver'],
+    ['post', '/v1/orders/{id}/cancel'], ['get', '/v1/orders/{id}/messages'], ['post', '/v1/orders/{id}/messages']
+  ]
+  for (const [method, path] of operations) {
+    const op = doc.paths[path]?.[method]
+    t.ok(op, `${method.toUpperCase()} ${path} documented`)
+    t.ok(op?.summary, `${path} has a summary`)
+    t.ok(op?.responses?.['200'] ?? op?.responses?.['201'], `${path} documents its success response`)
+    t.ok(op?.responses?.['401'], `${path} documents 401`)
+  }
+  const idempotent: Array<[string, string]> = [
+    ['post', '/v1/products'], ['post', '/v1/orders/{id}/take'], ['post', '/v1/orders/{id}/deliver'],
+    ['post', '/v1/orders/{id}/cancel'], ['post', '/v1/orders/{id}/messages']
+  ]
+  for (const [method, path] of idempotent) {
+    const headers = (doc.paths[path][method].parameters ?? []).filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)
+    t.ok(headers.includes('idempotency-key'), `${path} documents Idempotency-Key`)
+  }
+
+  const page = await app.inject({ method: 'GET', url: '/docs/' })
+  t.equal(page.statusCode, 200)
+  t.match(page.headers['content-type'], /text\/html/)
+  const yaml = await app.inject({ method: 'GET', url: '/docs/yaml' })
+  t.equal(yaml.statusCode, 200)
+})
