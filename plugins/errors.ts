@@ -93,9 +93,11 @@ async function errorsPlugin (fastify: FastifyInstance) {
     return reply.code(500).send(errorBody('INTERNAL_ERROR', 'An unexpected error occurred.'))
   })
 
-  fastify.setNotFoundHandler(function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
-    return reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}.`))
-  })
+  fastify.setNotFoundHandler(handleNotFound)
+}
+
+export function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}.`))
 }
 
 export default fp(errorsPlugin, { name: 'errors' })

@@ -1,6 +1,7 @@
 // The public seller API under /v1. Every route here is authenticated by the
 // shop's API key, rate limited per key, and may opt into idempotency.
 import type { FastifyInstance } from 'fastify'
+import { handleNotFound } from '../../plugins/errors.js'
 import idempotency from '../../plugins/idempotency.js'
 import rateLimit from '../../plugins/rate-limit.js'
 import categories from './categories/index.js'
@@ -17,6 +18,8 @@ export default async function sellerApi (fastify: FastifyInstance) {
   await fastify.register(rateLimit)
   fastify.addHook('preParsing', fastify.requireApiKey)
   await fastify.register(idempotency)
+  // Unknown /v1 routes are authenticated and counted like the others.
+  fastify.setNotFoundHandler({ preHandler: fastify.rateLimit() }, handleNotFound)
 
   await fastify.register(products, { prefix: '/products' })
   await fastify.register(categories, { prefix: '/categories' })
