@@ -32,9 +32,19 @@ export const IdempotencyKeyHeader = Type.String({
 /** How long a claim lives if the instance running the request dies. */
 const IN_FLIGHT_LOCK_MS = 60_000
 
+/** JSON with object keys sorted: the same body in another key order is the same request. */
+function canonicalJson (value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
 function fingerprint (request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .update(`${request.method} ${request.url}\n${canonicalJson(request.body)}`)
     .digest('hex')
 }
 
