@@ -11,12 +11,13 @@ import { MediaSchema } from '../../../schemas/media.js'
 
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
 
-/** Detected MIME type → the extension the public file gets. */
-const imageTypes: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif'
+/** Detected MIME type → how the public file is named and served. An animated PNG is a PNG. */
+const imageTypes: Record<string, { ext: string, mime: string }> = {
+  'image/jpeg': { ext: 'jpg', mime: 'image/jpeg' },
+  'image/png': { ext: 'png', mime: 'image/png' },
+  'image/apng': { ext: 'png', mime: 'image/png' },
+  'image/webp': { ext: 'webp', mime: 'image/webp' },
+  'image/gif': { ext: 'gif', mime: 'image/gif' }
 }
 
 const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -40,9 +41,9 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (!part || part.fieldname !== 'file') throw validationError('Send the image as a file in the multipart part named `file`.')
     const data = await part.toBuffer()
     const detected = await fileTypeFromBuffer(data)
-    const ext = detected && imageTypes[detected.mime]
-    if (!detected || !ext) throw validationError('The file is not a JPEG, PNG, WebP or GIF image.')
-    const stored = await insertMedia(fastify.db, request.apiKey!.shopId, { ext, mime: detected.mime, data })
+    const type = detected && imageTypes[detected.mime]
+    if (!type) throw validationError('The file is not a JPEG, PNG, WebP or GIF image.')
+    const stored = await insertMedia(fastify.db, request.apiKey!.shopId, { ...type, data })
     return reply.code(201).send({ success: true as const, data: { id: stored.id, filePath: mediaFilePath(stored) } })
   })
 }
