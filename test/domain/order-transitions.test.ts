@@ -1,0 +1,51 @@
+import t from 'tap'
+import { canApply, deliveredValuesFrom, joinDeliveredValues, orderStatuses, orderTransitions, type OrderAction } from '../../domain/order-transitions.js'
+
+t.test('the table is CONTRACT section 7', async (t) => {
+  t.same(orderStatuses, ['paid', 'processing', 'awaiting_confirmation', 'completed', 'cancelled'])
+  t.same(orderTransitions.take, { from: ['paid'], to: 'processing', stamps: 'takenAt', ledger: null, assigneeType: 'api' })
+  t.same(orderTransitions.deliver, { from: ['processing'], to: 'awaiting_confirmation', stamps: 'deliveredAt', ledger: null })
+  t.same(orderTransitions.cancel, { from: ['paid', 'processing', 'awaiting_confirmation'], to: 'cancelled', stamps: 'cancelledAt', ledger: 'refund' })
+  t.same(orderTransitions.confirm, { from: ['awaiting_confirmation'], to: 'completed', stamps: 'completedAt', ledger: 'credit' })
+})
+
+t.test('canApply: every action from every status', async (t) => {
+  const allowed: Record<OrderAction, string[]> = {
+    take: ['paid'],
+    deliver: ['processing'],
+    cancel: ['paid', 'processing', 'awaiting_confirmation'],
+    confirm: ['awaiting_confirmation']
+  }
+  for (const action of Object.keys(allowed) as OrderAction[]) {
+    for (const status of orderStatuses) {
+      t.equal(canApply(action, status), allowed[action].includes(status), `${action} from ${status}`)
+    }
+    t.equal(canApply(action, 'unknown'), false, `${action} from an unknown status`)
+  }
+})
+
+t.test('final statuses allow nothing; no action leads back', async (t) => {
+  for (const status of ['completed', 'cancelled'] as const) {
+    for (const action of Object.keys(orderTransitions) as OrderAction[]) t.notOk(canApply(action, status), `${action} from ${status}`)
+  }
+  for (const [action, transition] of Object.entries(orderTransitions)) {
+    t.notOk(transition.from.includes(transition.to), `${action} cannot apply to its own result`)
+  }
+  // Money moves only on the two final transitions, and never both for one order.
+  const moving = Object.entries(orderTransitions).filter(([, tr]) => tr.ledger !== null).map(([a]) => a)
+  t.same(moving.sort(), ['cancel', 'confirm'])
+})
+
+t.test('delivered values', async (t) => {
+  t.same(deliveredValuesFrom(undefined), [])
+  t.same(deliveredValuesFrom(null), [])
+  t.same(deliveredValuesFrom({}), [])
+  t.same(deliveredValuesFrom({ value: 'A' }), ['A'])
+  t.same(deliveredValuesFrom({ value: '' }), [''], 'an empty string is still a value')
+  t.same(deliveredValuesFrom({ values: ['A', 'B'] }), ['A', 'B'])
+  t.same(deliveredValuesFrom({ value: 'X', values: ['Y'] }), ['Y'], 'values wins')
+  t.same(deliveredValuesFrom({ value: 'X', values: [] }), [], 'even when empty')
+  t.equal(joinDeliveredValues([]), null)
+  t.equal(joinDeliveredValues(['A']), 'A')
+  t.equal(joinDeliveredValues(['A', 'B', 'C']), 'A\nB\nC')
+})
