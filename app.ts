@@ -8,7 +8,7 @@ import { seedTaxonomy } from './db/taxonomy.js'
 import auth from './plugins/auth.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
-import errors from './plugins/errors.js'
+import errors, { handleFrameworkError } from './plugins/errors.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
 import openapi from './plugins/openapi.js'
@@ -53,13 +53,16 @@ export function serverOptions (config: Config): FastifyServerOptions {
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'secret', 'token'], censor: '[redacted]' }
     },
     genReqId: requestIdFrom,
+    frameworkErrors: handleFrameworkError,
     requestIdHeader: false,
     // A number (hop count) is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true }
+    // The embedded database's first start (migrations, seeding) can be slow on a busy machine.
+    pluginTimeout: 120_000,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 }
   }
 }
 

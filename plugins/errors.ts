@@ -96,6 +96,16 @@ async function errorsPlugin (fastify: FastifyInstance) {
   fastify.setNotFoundHandler(handleNotFound)
 }
 
+/**
+ * Errors Fastify raises before any route or hook runs (a malformed URL, a path
+ * parameter too long to be an id): same envelope, and the request id by hand.
+ */
+export function handleFrameworkError (err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id)
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send(errorBody('NOT_FOUND', 'Not found.'))
+  return reply.code(400).send(errorBody('VALIDATION_ERROR', 'The URL is malformed.'))
+}
+
 export function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}.`))
 }

@@ -7,7 +7,8 @@ export function StringEnum<const T extends readonly string[]> (values: T, option
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 }
 
-export const Id = Type.String({ format: 'uuid', description: 'Opaque identifier (UUID).' })
+// The pattern keeps out what ajv's `uuid` format also allows (`urn:uuid:…`) and Postgres would refuse.
+export const Id = Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Opaque identifier (UUID).' })
 export const IdParams = Type.Object({ id: Id })
 export type IdParams = Static<typeof IdParams>
 

@@ -89,6 +89,21 @@ t.test('failures use the envelope', async (t) => {
     }
   })
 
+  t.test('ids Postgres would refuse, over-long and undecodable paths: envelopes, never 500', async (t) => {
+    const cases: Array<[string, number, string]> = [
+      ['/v1/orders/urn:uuid:6f1c0000-0000-4000-8000-000000000000', 404, 'ORDER_NOT_FOUND'],
+      ['/v1/products/urn:uuid:6f1c0000-0000-4000-8000-000000000000', 404, 'ORDER_NOT_FOUND'],
+      [`/v1/orders/${'a'.repeat(600)}`, 404, 'NOT_FOUND'],
+      ['/v1/orders/%E0%A4%A', 400, 'VALIDATION_ERROR']
+    ]
+    for (const [url, status, code] of cases) {
+      const res = await app.inject({ method: 'GET', url, headers: shop.headers })
+      t.equal(res.statusCode, status, url.slice(0, 40))
+      t.equal(res.json().error.code, code)
+      t.ok(res.headers['x-request-id'])
+    }
+  })
+
   t.test('X-Request-Id: a sane incoming id is kept, anything else replaced', async (t) => {
     const kept = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc.123' } })
     t.equal(kept.headers['x-request-id'], 'trace-abc.123')
