@@ -66,6 +66,9 @@ export async function listMessages (db: Queryable, orderId: string, scope: Order
     .leftJoinLateral(page, sql`true`)
     .where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
     .orderBy(asc(page.createdAt))
+    // A hot path (bots poll it): a named statement is parsed and planned once per connection.
+    .prepare('list_messages')
+    .execute()
   if (rows.length === 0) return undefined
   return rows.flatMap((r) => r.message === null ? [] : [r.message])
 }

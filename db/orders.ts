@@ -43,6 +43,7 @@ export function scopeConditions (scope: OrderScope): SQL[] {
 
 export async function findOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow | undefined> {
   const [row] = await db.select(orderColumns).from(orders).where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
+    .prepare('find_order').execute()
   return row
 }
 
@@ -76,6 +77,9 @@ export async function listOrders (db: Queryable, shopId: string, options: OrderL
     .orderBy(direction(orders.createdAt), direction(orders.id))
     .limit(options.limit)
     .offset((options.page - 1) * options.limit)
+    // The seller bots' hot path: a named statement is parsed and planned once per connection.
+    .prepare('list_orders')
+    .execute()
   if (rows.length > 0) return { rows, total: rows[0].total }
   if (options.page === 1) return { rows: [], total: 0 }
   // Past the last page the window has no row to ride on: count separately.
