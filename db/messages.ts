@@ -6,6 +6,7 @@ import { notFound, validationError } from '../plugins/errors.js'
 import { MAX_MESSAGE_LENGTH, type SenderRole } from '../schemas/messages.js'
 import type { Db, Queryable } from './client.js'
 import { scopeConditions, type OrderScope } from './orders.js'
+import { preparedOnce } from './prepared.js'
 import { orderMessages, orders } from './schema.js'
 
 export interface MessageRow { id: string, senderRole: string, text: string, createdAt: Date }
@@ -48,27 +49,32 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
   })
 }
 
+function listMessagesQuery (db: Queryable, scoped: boolean, withCursor: boolean) {
+  const page = db.select(messageColumns).from(orderMessages)
+    .where(and(
+      eq(orderMessages.orderId, orders.id),
+      withCursor ? gt(orderMessages.createdAt, sql`${sql.placeholder('cursor')}::timestamptz`) : undefined
+    ))
+    .orderBy(asc(orderMessages.createdAt))
+    .limit(sql.placeholder('limit'))
+    .as('page')
+  return db.select({ orderId: orders.id, message: { id: page.id, senderRole: page.senderRole, text: page.text, createdAt: page.createdAt } })
+    .from(orders)
+    .leftJoinLateral(page, sql`true`)
+    .where(and(eq(orders.id, sql.placeholder('orderId')), ...(scoped ? scopeConditions({ shopId: sql.placeholder('shopId') }) : [])))
+    .orderBy(asc(page.createdAt))
+    .prepare(`list_messages_${scoped}_${withCursor}`)
+}
+
 /**
  * Up to `limit` messages created strictly after `cursor`, oldest first, with the
  * visibility check in the same round trip. Undefined when the order is not visible.
  */
 export async function listMessages (db: Queryable, orderId: string, scope: OrderScope, cursor: string | undefined, limit: number): Promise<MessageRow[] | undefined> {
-  const page = db.select(messageColumns).from(orderMessages)
-    .where(and(
-      eq(orderMessages.orderId, orders.id),
-      cursor === undefined ? undefined : gt(orderMessages.createdAt, sql`${cursor}::timestamptz`)
-    ))
-    .orderBy(asc(orderMessages.createdAt))
-    .limit(limit)
-    .as('page')
-  const rows = await db.select({ orderId: orders.id, message: { id: page.id, senderRole: page.senderRole, text: page.text, createdAt: page.createdAt } })
-    .from(orders)
-    .leftJoinLateral(page, sql`true`)
-    .where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
-    .orderBy(asc(page.createdAt))
-    // A hot path (bots poll it): a named statement is parsed and planned once per connection.
-    .prepare('list_messages')
-    .execute()
+  const scoped = scope !== null
+  const withCursor = cursor !== undefined
+  const query = preparedOnce(db, `list_messages_${scoped}_${withCursor}`, () => listMessagesQuery(db, scoped, withCursor))
+  const rows = await query.execute({ orderId, shopId: scope?.shopId, cursor, limit })
   if (rows.length === 0) return undefined
   return rows.flatMap((r) => r.message === null ? [] : [r.message])
 }

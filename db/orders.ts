@@ -2,13 +2,14 @@
 // transitions. Each transition is one conditional UPDATE (status IN the allowed
 // statuses) in one transaction with its ledger row, so no interleaving of
 // requests on any number of instances can apply it twice.
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
 import type { OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
+import { preparedOnce } from './prepared.js'
 import { ledgerEntries, orders, productFieldOptions, productFields, products } from './schema.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
@@ -31,8 +32,8 @@ const orderColumns = {
 
 const nowMs = sql`date_trunc('milliseconds', now())`
 
-/** The conditions that make an order visible in `scope`. */
-export function scopeConditions (scope: OrderScope): SQL[] {
+/** The conditions that make an order visible in `scope` (the shop id may be a prepared query's placeholder). */
+export function scopeConditions (scope: { shopId: string | Placeholder } | null): SQL[] {
   if (scope === null) return []
   return [
     eq(orders.shopId, scope.shopId),
@@ -61,30 +62,50 @@ export interface OrderListOptions {
   sort: 'asc' | 'desc'
 }
 
-/** One page of the shop's visible orders and their total, in one round trip. */
-export async function listOrders (db: Queryable, shopId: string, options: OrderListOptions): Promise<{ rows: OrderRow[], total: number }> {
-  const direction = options.sort === 'desc' ? desc : asc
-  const where = and(
-    eq(orders.shopId, shopId),
-    inArray(orders.status, options.statuses),
-    options.productId === undefined ? undefined : eq(orders.productId, options.productId),
-    eq(products.external, true)
-  )
-  const rows = await db.select({ ...orderColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+function listOrdersQuery (db: Queryable, sort: 'asc' | 'desc', oneStatus: boolean, byProduct: boolean) {
+  const direction = sort === 'desc' ? desc : asc
+  return db.select({ ...orderColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
     .from(orders)
     .innerJoin(products, eq(products.id, orders.productId))
-    .where(where)
+    .where(and(
+      eq(orders.shopId, sql.placeholder('shopId')),
+      // One status (the common case) keeps the index order; several are matched as an array.
+      oneStatus ? eq(orders.status, sql.placeholder('status')) : sql`${orders.status} = any(${sql.placeholder('statuses')})`,
+      byProduct ? eq(orders.productId, sql.placeholder('productId')) : undefined,
+      eq(products.external, true)
+    ))
     .orderBy(direction(orders.createdAt), direction(orders.id))
-    .limit(options.limit)
-    .offset((options.page - 1) * options.limit)
-    // The seller bots' hot path: a named statement is parsed and planned once per connection.
-    .prepare('list_orders')
-    .execute()
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(`list_orders_${sort}_${oneStatus}_${byProduct}`)
+}
+
+/** One page of the shop's visible orders and their total, in one round trip. */
+export async function listOrders (db: Queryable, shopId: string, options: OrderListOptions): Promise<{ rows: OrderRow[], total: number }> {
+  const oneStatus = options.statuses.length === 1
+  const byProduct = options.productId !== undefined
+  const query = preparedOnce(db, `list_orders_${options.sort}_${oneStatus}_${byProduct}`,
+    () => listOrdersQuery(db, options.sort, oneStatus, byProduct))
+  const rows = await query.execute({
+    shopId,
+    status: options.statuses[0],
+    statuses: options.statuses,
+    productId: options.productId,
+    limit: options.limit,
+    offset: (options.page - 1) * options.limit
+  })
   if (rows.length > 0) return { rows, total: rows[0].total }
   if (options.page === 1) return { rows: [], total: 0 }
   // Past the last page the window has no row to ride on: count separately.
   const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) })
-    .from(orders).innerJoin(products, eq(products.id, orders.productId)).where(where)
+    .from(orders)
+    .innerJoin(products, eq(products.id, orders.productId))
+    .where(and(
+      eq(orders.shopId, shopId),
+      inArray(orders.status, options.statuses),
+      byProduct ? eq(orders.productId, options.productId!) : undefined,
+      eq(products.external, true)
+    ))
   return { rows: [], total }
 }
 
