@@ -3,6 +3,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../domain/api-key.js'
 import type { Queryable } from './client.js'
+import { preparedOnce } from './prepared.js'
 import { apiKeys } from './schema.js'
 
 const publicColumns = {
@@ -39,10 +40,15 @@ export async function revokeApiKey (db: Queryable, shopId: string, keyId: string
 
 export interface AuthenticatedKey { id: string, shopId: string, lastUsedAt: Date | null }
 
+/** Runs on every seller request: prepared once, planned once per connection. */
+const activeKeyQuery = (db: Queryable) => db.select({ id: apiKeys.id, shopId: apiKeys.shopId, lastUsedAt: apiKeys.lastUsedAt })
+  .from(apiKeys)
+  .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+  .prepare('find_active_api_key')
+
 export async function findActiveApiKey (db: Queryable, secret: string): Promise<AuthenticatedKey | undefined> {
-  const [row] = await db.select({ id: apiKeys.id, shopId: apiKeys.shopId, lastUsedAt: apiKeys.lastUsedAt })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashApiKey(secret)), isNull(apiKeys.revokedAt)))
+  const query = preparedOnce(db, 'find_active_api_key', () => activeKeyQuery(db))
+  const [row] = await query.execute({ keyHash: hashApiKey(secret) })
   return row
 }
 
