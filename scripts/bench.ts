@@ -303,6 +303,7 @@ async function createAndSeed (): Promise<Fixtures> {
 }
 
 async function dropDatabase () {
+  if (!ownDatabase) return
   if (process.env.BENCH_KEEP_DB === '1') return log(`kept database ${BENCH_DB} (BENCH_KEEP_DB=1)`)
   const admin = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
   try {
@@ -507,15 +508,17 @@ function report (rows: Row[], rss: Record<'baseline' | 'service', { peakMb: numb
 // ---------------------------------------------------------------- main
 
 let loadBefore = ''
+/** Set once this run holds the bench lock: only then may it drop BENCH_DB. */
+let ownDatabase = false
 let monitor: postgres.Sql
 let redisClient: Redis | null = null
 let cleaning: Promise<void> | null = null
 function cleanup (): Promise<void> {
   cleaning ??= (async () => {
     redisClient?.disconnect()
-    await monitor?.end({ timeout: 2 })
     await Promise.allSettled(servers.map(stopServer))
     try { await dropDatabase() } catch (err) { log(`could not drop ${BENCH_DB}: ${(err as Error).message}`) }
+    await monitor?.end({ timeout: 2 })
   })()
   return cleaning
 }
@@ -530,6 +533,14 @@ async function main () {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { void cleanup().finally(() => process.exit(130)) })
   }
+
+  // One run per bench database at a time: a second one would drop the first one's
+  // database under it (and both would measure each other). The session lock lives
+  // on the monitor connection until cleanup.
+  monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  const [{ locked }] = await monitor<{ locked: boolean }[]>`select pg_try_advisory_lock(7310, hashtext(${BENCH_DB})) as locked`
+  if (!locked) throw new Error(`another npm run bench is using ${BENCH_DB} right now; wait for it (or set BENCH_DB)`)
+  ownDatabase = true
 
   log(`building the service and seeding ${BENCH_DB} (${SHOPS} shops, ${SHOPS * ORDERS_PER_SHOP} orders)`)
   const [fixtures] = await Promise.all([createAndSeed(), run('npm', ['run', 'build'])])
@@ -558,7 +569,6 @@ async function main () {
   await Promise.all([waitReady(service), waitReady(baseline)])
   log(`${elapsed()} service on :${servicePort} (pid ${service.child.pid}), baseline on :${baselinePort} (pid ${baseline.child.pid})`)
   await preflight(baseline, service, fixtures)
-  monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {} })
   redisClient = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
   await redisClient.connect().catch(() => { redisClient = null })
 
