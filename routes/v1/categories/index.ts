@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { listCategories } from '../../../db/categories.js'
 import { CategorySchema } from '../../../schemas/catalog.js'
-import { CommonErrors, Envelope } from '../../../schemas/common.js'
+import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 
 const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
@@ -11,7 +11,7 @@ const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['catalog'],
       summary: 'List categories',
       description: 'Marketplace-wide leaf categories with their filters (variant tags); use `id` as a product\'s `categoryId`.',
-      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      security: sellerSecurity,
       response: { 200: Envelope(Type.Object({ categories: Type.Array(CategorySchema) })), ...CommonErrors }
     }
   }, async function listAllCategories () {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { listCurrencyRates } from '../../../db/currency-rates.js'
 import { CurrencyRateSchema, currencyRateView } from '../../../schemas/catalog.js'
-import { CommonErrors, Envelope } from '../../../schemas/common.js'
+import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 
 const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
@@ -11,7 +11,7 @@ const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['catalog'],
       summary: 'List the shop\'s currency rates',
       description: 'Rates are rubles per one unit of the currency; use `id` as a product\'s `currencyRateId`.',
-      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      security: sellerSecurity,
       response: { 200: Envelope(Type.Object({ rates: Type.Array(CurrencyRateSchema) })), ...CommonErrors }
     }
   }, async function listRates (request) {

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { fileTypeFromBuffer } from 'file-type'
 import { insertMedia, mediaFilePath } from '../../../db/media.js'
 import { validationError } from '../../../plugins/errors.js'
-import { CommonErrors, Envelope } from '../../../schemas/common.js'
+import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import { MediaSchema } from '../../../schemas/media.js'
 
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
@@ -32,7 +32,7 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'multipart/form-data with one part named `file` (at most 10 MB, larger: 413). The type is read from the bytes: ' +
         'JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever Content-Type the part claims. ' +
         'Pass the returned `id` as a product\'s `imageId`; the file is public at PUBLIC_BASE_URL + `/` + `filePath`.',
-      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      security: sellerSecurity,
       consumes: ['multipart/form-data'],
       response: { 201: Envelope(MediaSchema), 413: CommonErrors[400], 415: CommonErrors[400], ...CommonErrors }
     }

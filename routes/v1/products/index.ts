@@ -4,14 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { archiveProduct, createProduct, getProduct, listExternalProducts, listProducts, replaceProduct } from '../../../db/products.js'
 import { notFound } from '../../../plugins/errors.js'
-import { IdempotencyKeyHeader } from '../../../plugins/idempotency.js'
-import { CommonErrors, Envelope, IdParams } from '../../../schemas/common.js'
+import { CommonErrors, Envelope, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
   ArchiveInputSchema, ProductInputSchema, ProductListQuerySchema, ProductPageSchema, ProductSchema,
   ReducedProductListSchema, productView
 } from '../../../schemas/products.js'
 
-const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
 const ProductEnvelope = Envelope(Type.Object({ product: ProductSchema }))
 const referenceRules = 'Unknown `categoryId`, or a `currencyRateId` / `imageId` that is not this shop\'s: 404 ORDER_NOT_FOUND naming the property. ' +
   'Field rules (text and number fields have no options, number needs valueMin ≤ valueMax and valueStep > 0, select needs an option, webhooks are https), ' +
@@ -27,7 +25,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Full form (default): all the shop\'s products, newest first (id breaks ties), paged (`page` from 1, `limit` 1–100, default 20), with `total`; ' +
         'optional filters `external`, `archived`, `active`. `view=reduced`: `{products}` of the non-archived products with external automation, ' +
         'each with `id`, `title`, `price`, `active` and `fields` (options with `id` and `label` only), no paging.',
-      security,
+      security: sellerSecurity,
       querystring: ProductListQuerySchema,
       response: { 200: Envelope(Type.Union([ProductPageSchema, ReducedProductListSchema])), ...CommonErrors }
     }
@@ -48,8 +46,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Create a product',
       description: 'Every property of the input is required (no server defaults); unknown top-level properties are ignored. ' + referenceRules +
         ' Honours `Idempotency-Key`.',
-      security,
-      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+      security: sellerSecurity,
       body: ProductInputSchema,
       response: { 201: ProductEnvelope, 409: CommonErrors[400], 422: CommonErrors[400], ...CommonErrors }
     }
@@ -63,7 +60,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['products'],
       summary: 'Get a product',
       description: 'The full product. Another shop\'s product, or an id that is not one, is 404 ORDER_NOT_FOUND.',
-      security,
+      security: sellerSecurity,
       params: IdParams,
       response: { 200: ProductEnvelope, ...CommonErrors }
     }
@@ -79,7 +76,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Replace a product',
       description: 'Full replacement with the same body as create. A field or option sent with its `id` keeps it; others get new ids. ' +
         'While the product is archived `active` stays false whatever `isActive` says. ' + referenceRules,
-      security,
+      security: sellerSecurity,
       params: IdParams,
       body: ProductInputSchema,
       response: { 200: ProductEnvelope, ...CommonErrors }
@@ -95,7 +92,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['products'],
       summary: 'Archive or un-archive a product',
       description: '`{archived: true}` hides the product and makes it inactive; `{archived: false}` returns it from the archive but leaves it inactive. Products are never deleted.',
-      security,
+      security: sellerSecurity,
       params: IdParams,
       body: ArchiveInputSchema,
       response: { 200: ProductEnvelope, ...CommonErrors }
