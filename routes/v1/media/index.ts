@@ -34,7 +34,7 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Pass the returned `id` as a product\'s `imageId`; the file is public at PUBLIC_BASE_URL + `/` + `filePath`.',
       security: sellerSecurity,
       consumes: ['multipart/form-data'],
-      response: { 201: Envelope(MediaSchema), 413: CommonErrors[400], 415: CommonErrors[400], ...CommonErrors }
+      response: { 201: Envelope(MediaSchema), 413: CommonErrors[400], ...CommonErrors }
     }
   }, async function uploadImage (request, reply) {
     const part = await request.file()
