@@ -1,12 +1,15 @@
 // The embedded default, as a newcomer runs it: no DATABASE_URL, no REDIS_URL.
 // Start on PGlite, use the printed demo key, create a product, restart, and find
-// everything still there (and no second round of demo data).
+// everything still there (and no second round of demo data); a request in flight
+// when SIGTERM arrives still completes.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
+import { request } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
+import { images, multipartBody } from './fixtures/images.js'
 import { productInput } from './fixtures/products.js'
 
 const root = new URL('..', import.meta.url).pathname
@@ -76,8 +79,29 @@ t.test('embedded mode survives a restart', async (t) => {
   const again = await fetch(`${base}/v1/products/${productId}`, { headers: auth })
   t.equal(again.status, 200, 'the product is still there, and the key still works')
   t.equal((await again.json()).data.product.title, 'Survives restarts')
-  second.child.kill('SIGTERM')
-  t.equal(await second.exited, 0)
+
+  // SIGTERM while an upload is half sent: the request still completes.
+  const body = multipartBody([{ name: 'file', filename: 'late.png', contentType: 'image/png', data: images.png }])
+  const half = Math.floor(body.payload.length / 2)
+  const upload = new Promise<{ status: number, body: string }>((resolve, reject) => {
+    const req = request(`${base}/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, ...body.headers, 'content-length': String(body.payload.length) }
+    }, (res) => {
+      let text = ''
+      res.on('data', (chunk) => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on('error', reject)
+    req.write(body.payload.subarray(0, half))
+    setTimeout(() => {
+      second.child.kill('SIGTERM')
+      setTimeout(() => req.end(body.payload.subarray(half)), 300)
+    }, 300)
+  })
+  const inFlight = await upload
+  t.equal(inFlight.status, 201, `the in-flight request finished during shutdown: ${inFlight.body}`)
+  t.equal(await second.exited, 0, 'then the process exits cleanly')
 })
 
 t.test('a bad configuration stops the start with a message naming it', async (t) => {
