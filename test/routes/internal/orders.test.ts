@@ -60,6 +60,17 @@ t.test('the amount: quantity × (price + options) at the current rate, rounded h
   const odd = await setRate(app, shop.shopId, 'ODD', 97.123456)
   const oddProduct = await createProduct(app, shop, { currencyRateId: odd, price: 1.01, fields: [] })
   t.equal((await buy(app, oddProduct, { quantity: 7 })).amount, 686.66, '7 × 1.01 × 97.123456 = 686.6628… → 686.66')
+
+  // Floats lose the kopeck here: 3 * (0.15 + 0.2) * 1.5 * 100 is 157.49999999999997,
+  // so Math.round gives 1.57; the exact 1.575 rounds half up to 1.58.
+  const oneAndHalf = await setRate(app, shop.shopId, 'OAH', 1.5)
+  const floaty = await createProduct(app, shop, {
+    currencyRateId: oneAndHalf,
+    price: 0.15,
+    fields: [{ type: 'select', label: 'Extras', required: true, multiple: false, options: [{ label: 'Gift wrap', price: 0.2 }] }]
+  })
+  const floatyOrder = await buy(app, floaty, { quantity: 3, fieldValues: [{ fieldId: floaty.fields[0].id, value: optionId(floaty, 0, 0) }] })
+  t.equal(floatyOrder.amount, 1.58, '3 × (0.15 + 0.20) × 1.5 = 1.575 → 1.58 (floats give 1.57)')
 })
 
 t.test('purchase validation', async (t) => {

@@ -273,10 +273,19 @@ t.test('priceRub is exact to the kopeck and follows the current rate', async (t)
 
   t.equal(await setRate(app, shop.shopId, 'USD', 100.5), rateId, 'updating a rate keeps its id')
   const after = (await get(app, shop, `/v1/products/${product.id}`)).json().data.product
-  t.equal(after.priceRub, 1004, '9.99 × 100.5 = 1003.995 → 1004 (half up; floats would say 1003.9949…)')
+  t.equal(after.priceRub, 1004, '9.99 × 100.5 = 1003.995 → 1004 (half up)')
   t.equal(after.price, 9.99, 'the price itself is unchanged')
   const listed = (await get(app, shop, '/v1/products')).json().data.products[0]
   t.equal(listed.priceRub, after.priceRub, 'the list uses the current rate too')
+
+  // Floats lose the kopeck here: 0.15 * 1.5 * 100 is 22.499999999999996, so
+  // Math.round(0.15 * 1.5 * 100) / 100 gives 0.22; the exact product 0.225 rounds to 0.23.
+  const eur = await setRate(app, shop.shopId, 'EUR', 2)
+  const cheap = await createProduct(app, shop, { currencyRateId: eur, price: 0.15 })
+  t.equal(cheap.priceRub, 0.3)
+  await setRate(app, shop.shopId, 'EUR', 1.5)
+  const reread = (await get(app, shop, `/v1/products/${cheap.id}`)).json().data.product
+  t.equal(reread.priceRub, 0.23, '0.15 × 1.5 = 0.225 → 0.23 (floats give 0.22)')
 })
 
 t.test('rounding of priceRub is half up on the exact product', async (t) => {
