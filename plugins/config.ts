@@ -12,6 +12,7 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:' }),
   INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   PUBLIC_BASE_URL: Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', default: 'http://127.0.0.1:3000' }),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300 }),

@@ -31,7 +31,7 @@ declare module 'fastify' {
   }
 }
 
-export function redisIdempotencyStore (redis: Redis, prefix = 'seller-api:idem:'): IdempotencyStore {
+export function redisIdempotencyStore (redis: Redis, prefix: string): IdempotencyStore {
   return {
     async claim (key, fingerprint, lockMs) {
       // A claim that vanishes between SET NX and GET (expiry) is simply retried.
@@ -86,7 +86,7 @@ const SWEEP_INTERVAL_MS = 10 * 60_000
 
 async function idempotencyStorePlugin (fastify: FastifyInstance) {
   if (fastify.redis) {
-    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis))
+    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}idem:`))
     return
   }
   fastify.decorate('idempotencyStore', databaseIdempotencyStore(fastify.db))

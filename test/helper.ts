@@ -23,9 +23,12 @@ export function fileDatabaseUrl (): Promise<string> {
 }
 
 export async function testConfig (overrides: Partial<Config> = {}): Promise<Config> {
+  const databaseUrl = await fileDatabaseUrl()
   return loadConfig({}, {
-    DATABASE_URL: await fileDatabaseUrl(),
+    DATABASE_URL: databaseUrl,
     REDIS_URL: testRedisUrl(),
+    // Instances of one test file share their Redis windows and records; files do not.
+    REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
     INTERNAL_TOKEN,
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://files.test',

@@ -12,14 +12,13 @@ import orders from './orders/index.js'
 import products from './products/index.js'
 
 export default async function sellerApi (fastify: FastifyInstance) {
-  // Order matters: resolve the key, count the request (per key, or per IP when
+  // Order matters: resolve the key and count the request (per key, or per IP when
   // the key is bad), then refuse unauthenticated requests before reading a body.
-  fastify.addHook('onRequest', fastify.resolveApiKey)
+  // The 404 handler of this scope goes through the same hooks.
   await fastify.register(rateLimit)
   fastify.addHook('preParsing', fastify.requireApiKey)
   await fastify.register(idempotency)
-  // Unknown /v1 routes are authenticated and counted like the others.
-  fastify.setNotFoundHandler({ preHandler: fastify.rateLimit() }, handleNotFound)
+  fastify.setNotFoundHandler(handleNotFound)
 
   await fastify.register(products, { prefix: '/products' })
   await fastify.register(categories, { prefix: '/categories' })

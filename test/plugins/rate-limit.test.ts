@@ -1,7 +1,7 @@
 // Rate limits (CONTRACT section 3): per key across instances sharing Redis,
 // unauthenticated callers per IP, the header sets, and failing open without Redis.
 import t from 'tap'
-import { build, createShop, internalHeaders } from '../helper.js'
+import { build, createShop, fileDatabaseUrl, internalHeaders } from '../helper.js'
 import { testRedisUrl } from '../databases.js'
 import { anyCategoryId, productInput } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
@@ -36,18 +36,35 @@ t.test('per key, shared by two instances through Redis', async (t) => {
   t.equal(otherKey.headers['ratelimit-remaining'], '4')
 })
 
-t.test('requests that fail authentication are limited per client IP', async (t) => {
-  const app = await build(t, { RATE_LIMIT_MAX: 3 })
+t.test('requests that fail authentication are limited per client IP, without touching the database once over', async (t) => {
+  const url = await fileDatabaseUrl()
+  const target = new URL(url)
+  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
+  t.teardown(relay.cut)
+  const app = await build(t, { RATE_LIMIT_MAX: 3, DATABASE_URL: viaRelay(url, relay) })
   const shop = await createShop(app)
   const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`
   const bad = { authorization: `Bearer service_sk_${'Z'.repeat(40)}` }
-  for (let i = 0; i < 3; i++) {
-    t.equal((await app.inject({ method: 'GET', url: '/v1/categories', headers: bad, remoteAddress: ip })).statusCode, 401)
+  const statuses = []
+  for (const url of ['/v1/categories', '/v1/no-such-route', '/v1/orders']) {
+    const res = await app.inject({ method: 'GET', url, headers: bad, remoteAddress: ip })
+    statuses.push(res.statusCode)
+    t.ok(res.headers['ratelimit-remaining'], `${url} carries the rate-limit headers`)
   }
-  const guessing = await app.inject({ method: 'GET', url: '/v1/categories', headers: bad, remoteAddress: ip })
-  t.equal(guessing.statusCode, 429, 'key guessing is cut off')
-  const valid = await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers, remoteAddress: ip })
-  t.equal(valid.statusCode, 200, 'a valid key from the same IP has its own window')
+  t.same(statuses, [401, 401, 401])
+  const guessing = await app.inject({ method: 'GET', url: '/v1/no-such-route', headers: bad, remoteAddress: ip })
+  t.equal(guessing.statusCode, 429, 'key guessing is cut off, unknown routes included')
+  t.ok(guessing.headers['retry-after'])
+
+  const otherIp = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.8`
+  t.equal((await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers, remoteAddress: otherIp })).statusCode, 200, 'other clients are unaffected')
+
+  await relay.cut()
+  const blocked = await app.inject({ method: 'GET', url: '/v1/categories', headers: bad, remoteAddress: ip })
+  t.equal(blocked.statusCode, 429, 'an exhausted IP is answered without a database lookup (503 otherwise)')
+  const sameIpValidKey = await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers, remoteAddress: ip })
+  t.equal(sameIpValidKey.statusCode, 429, 'until its window resets, the IP is not looked up at all, even with a valid key')
+  await relay.restore()
 })
 
 t.test('behind a proxy, the client IP comes from X-Forwarded-For only with TRUST_PROXY', async (t) => {
