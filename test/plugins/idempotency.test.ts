@@ -53,6 +53,10 @@ async function holdOrderRow (orderId: string) {
         await sleep(10)
       }
     },
+    /** Cancels the statements waiting for a lock in this database (they fail with SQLSTATE 57014). */
+    async cancelWaiters () {
+      await sql`select pg_cancel_backend(l.pid) from pg_locks l join pg_stat_activity a using (pid) where not l.granted and a.datname = current_database()`
+    },
     async release () {
       release()
       await done
@@ -233,3 +237,25 @@ for (const [store, overrides] of stores) {
     })
   })
 }
+
+t.test('a 5xx outcome is not stored: the same key runs the request again', async (t) => {
+  const { app, shop, product } = await setup(t, {})
+  const order = await buy(app, product)
+  // The take claims its key, then waits for the order's row; cancelling that wait
+  // fails the handler with a 500. (Cutting the connection there instead would crash
+  // the process: postgres.js 3.4.9 writes its ROLLBACK to the closed socket,
+  // porsager/postgres#1208.)
+  const lock = await holdOrderRow(order.id)
+  const pending = act(app, shop, order.id, 'take', undefined, { 'idempotency-key': 'fails-once' })
+  await lock.waitForWaiter()
+  await lock.cancelWaiters()
+  const failed = await pending
+  t.equal(failed.statusCode, 500, failed.body)
+  t.equal(failed.json().error.code, 'INTERNAL_ERROR')
+  await lock.release()
+
+  const retried = await act(app, shop, order.id, 'take', undefined, { 'idempotency-key': 'fails-once' })
+  t.equal(retried.statusCode, 200, retried.body)
+  t.notOk(retried.headers['idempotency-replayed'], 'the 500 was not stored, so the take ran')
+  t.match(retried.json().data.order, { status: 'processing', assigneeType: 'api' })
+})
