@@ -57,8 +57,10 @@ export function serverOptions (config: Config): FastifyServerOptions {
     requestIdHeader: false,
     // A number (hop count) is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
-    bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Room for the largest bodies the rules allow (100 delivered values of 10 000
+    // characters, 50 fields × 100 options), with JSON escaping.
+    bodyLimit: 8 * 1024 * 1024,
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // The embedded database's first start (migrations, seeding) can be slow on a busy machine.
     pluginTimeout: 120_000,

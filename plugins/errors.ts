@@ -94,6 +94,16 @@ async function errorsPlugin (fastify: FastifyInstance) {
   })
 
   fastify.setNotFoundHandler(handleNotFound)
+
+  // While shutting down, requests still arriving on open keep-alive connections get
+  // the envelope (Fastify's own return503OnClosing answer would not be one).
+  let closing = false
+  fastify.addHook('preClose', async () => { closing = true })
+  fastify.addHook('onRequest', async function refuseWhileClosing (request, reply) {
+    if (!closing) return
+    reply.header('connection', 'close').header('x-request-id', request.id)
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'This instance is shutting down; retry shortly.')
+  })
 }
 
 /**

@@ -22,7 +22,7 @@ export function Money (options: { minimum?: number, maximum?: number, descriptio
 
 export function PageQuery (defaultLimit: number) {
   return {
-    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, starting at 1.' }),
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, starting at 1 (at most 1 000 000).' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: defaultLimit, description: `Items per page (1–100, default ${defaultLimit}).` })
   }
 }

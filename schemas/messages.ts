@@ -15,6 +15,8 @@ export const MessageSchema = Type.Object({
 export const MessageListQuery = Type.Object({
   cursor: Type.Optional(Type.String({
     format: 'date-time',
+    // Years 0001–9999: what Postgres and ISO 8601 without extensions can both hold.
+    pattern: '^(?!0000)\\d{4}-',
     description: 'Return only messages created strictly after this time: pass the previous `nextCursor`. Omit to start from the first message.'
   })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Messages per call (1–100, default 50).' })

@@ -37,7 +37,7 @@ t.test('failures use the envelope', async (t) => {
   t.test('oversized body: 413 VALIDATION_ERROR', async (t) => {
     const res = await app.inject({
       method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) })
+      payload: JSON.stringify({ name: 'x'.repeat(8 * 1024 * 1024 + 10) })
     })
     t.equal(res.statusCode, 413)
     t.equal(res.json().error.code, 'VALIDATION_ERROR')
@@ -79,6 +79,25 @@ t.test('failures use the envelope', async (t) => {
     const ok = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name } })
     t.equal(ok.statusCode, 201)
     t.equal(ok.json().data.shop.name, name)
+  })
+
+  t.test('deeply nested bodies are refused, whatever they hold', async (t) => {
+    const deep = (inner: string) => `{"name":"x","a":${'['.repeat(20000)}${inner}${']'.repeat(20000)}}`
+    for (const inner of ['"\\u0000"', '"fine"']) {
+      const res = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'application/json' }, payload: deep(inner) })
+      t.equal(res.statusCode, 400, inner)
+      t.match(res.json().error, { code: 'VALIDATION_ERROR', message: /nested deeper than 32 levels|NUL/ })
+    }
+    const res = await app.inject({ method: 'POST', url: '/v1/products', headers: { ...shop.headers, 'content-type': 'application/json', 'idempotency-key': 'deep' }, payload: deep('1') })
+    t.equal(res.statusCode, 400, 'also where the body would be fingerprinted')
+  })
+
+  t.test('only JSON bodies: text/plain is a 400, not a body', async (t) => {
+    const res = await app.inject({
+      method: 'POST', url: '/v1/orders/6f1c0000-0000-4000-8000-000000000000/take', headers: { ...shop.headers, 'content-type': 'text/plain' }, payload: 'hi'
+    })
+    t.equal(res.statusCode, 400)
+    t.match(res.json().error, { code: 'VALIDATION_ERROR', message: /Content-Type/ })
   })
 
   t.test('malformed path ids are 404, never 500', async (t) => {
