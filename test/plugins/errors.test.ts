@@ -92,6 +92,19 @@ t.test('failures use the envelope', async (t) => {
     t.equal(res.statusCode, 400, 'also where the body would be fingerprinted')
   })
 
+  t.test('odd query values: 400, never 500', async (t) => {
+    const order = '6f1c0000-0000-4000-8000-000000000000'
+    for (const url of [
+      '/v1/orders?page=99999999999999999999', '/v1/orders?page=1000001', '/v1/products?page=99999999999999999999',
+      '/v1/orders?page=0', '/v1/orders?limit=abc', '/v1/orders?limit=101', '/v1/orders?status=PAID',
+      `/v1/orders/${order}/messages?cursor=0000-01-01T00:00:00Z`, `/v1/orders/${order}/messages?cursor=yesterday`
+    ]) {
+      const res = await app.inject({ method: 'GET', url, headers: shop.headers })
+      t.equal(res.statusCode, 400, url)
+      t.equal(res.json().error.code, 'VALIDATION_ERROR')
+    }
+  })
+
   t.test('only JSON bodies: text/plain is a 400, not a body', async (t) => {
     const res = await app.inject({
       method: 'POST', url: '/v1/orders/6f1c0000-0000-4000-8000-000000000000/take', headers: { ...shop.headers, 'content-type': 'text/plain' }, payload: 'hi'

@@ -3,9 +3,10 @@
 // and GIF are images here; SVG, HTML, PDF and anything else are refused.
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { fileTypeFromBuffer } from 'file-type'
 import { insertMedia, mediaFilePath } from '../../../db/media.js'
-import { validationError } from '../../../plugins/errors.js'
+import { ApiError, validationError } from '../../../plugins/errors.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import { MediaSchema } from '../../../schemas/media.js'
 
@@ -37,15 +38,29 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 201: Envelope(MediaSchema), 413: CommonErrors[400], ...CommonErrors }
     }
   }, async function uploadImage (request, reply) {
-    const part = await request.file()
-    if (!part || part.fieldname !== 'file') throw validationError('Send the image as a file in the multipart part named `file`.')
-    const data = await part.toBuffer()
+    const data = await readImagePart(request)
     const detected = await fileTypeFromBuffer(data)
     const type = detected && imageTypes[detected.mime]
     if (!type) throw validationError('The file is not a JPEG, PNG, WebP or GIF image.')
     const stored = await insertMedia(fastify.db, request.apiKey!.shopId, { ...type, data })
     return reply.code(201).send({ success: true as const, data: { id: stored.id, filePath: mediaFilePath(stored) } })
   })
+}
+
+/**
+ * The bytes of the part named `file`. A malformed multipart body (no boundary,
+ * truncated parts) is the client's fault: busboy's bare errors become a 400,
+ * while the plugin's own coded errors (too large, too many files) keep their mapping.
+ */
+async function readImagePart (request: FastifyRequest): Promise<Buffer> {
+  try {
+    const part = await request.file()
+    if (!part || part.fieldname !== 'file') throw validationError('Send the image as a file in the multipart part named `file`.')
+    return await part.toBuffer()
+  } catch (err) {
+    if (err instanceof ApiError || (err as { code?: string }).code?.startsWith('FST_')) throw err
+    throw validationError(`The multipart body is malformed: ${(err as Error).message}.`)
+  }
 }
 
 export default mediaRoutes

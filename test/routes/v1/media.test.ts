@@ -82,3 +82,19 @@ t.test('uploading needs a key', async (t) => {
   t.equal(res.statusCode, 401)
   t.equal(res.json().error.code, 'API_KEY_INVALID')
 })
+
+t.test('malformed multipart bodies are a 400, never a 500', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const body = multipartBody([{ name: 'file', filename: 'a.png', contentType: 'image/png', data: images.png }])
+  const cases: Array<[string, Record<string, string>, Buffer | string]> = [
+    ['no boundary', { 'content-type': 'multipart/form-data' }, body.payload],
+    ['truncated', body.headers, body.payload.subarray(0, body.payload.length - 30)],
+    ['garbage', body.headers, 'this is not multipart at all']
+  ]
+  for (const [name, headers, payload] of cases) {
+    const res = await app.inject({ method: 'POST', url: '/v1/media', headers: { ...shop.headers, ...headers }, payload })
+    t.equal(res.statusCode, 400, `${name}: ${res.body}`)
+    t.equal(res.json().error.code, 'VALIDATION_ERROR')
+  }
+})
