@@ -1,7 +1,8 @@
+import postgres from 'postgres'
 import t, { type Test } from 'tap'
 import { createProduct } from '../../fixtures/products.js'
 import { buy, ISO_MS } from '../../fixtures/orders.js'
-import { build, createShop, internalHeaders, type App, type ShopFixture } from '../../helper.js'
+import { build, createShop, fileDatabaseUrl, internalHeaders, type App, type ShopFixture } from '../../helper.js'
 
 interface Message { id: string, senderRole: string, text: string, createdAt: string }
 
@@ -157,4 +158,25 @@ t.test('polling during a burst of ~200 concurrent messages: no skip, no repeat',
   const times = seen.map((m) => m.createdAt)
   t.ok(times.every((time, i) => i === 0 || time > times[i - 1]), 'seen in strictly increasing createdAt')
   t.equal(new Set(expected.map((m) => m.createdAt)).size, 180, 'no two messages of the order share a createdAt')
+})
+
+t.test('a post whose clock reads no later than the last message is stamped 1 ms after it', async (t) => {
+  // Posts to one order are serialized by its row lock and take a few ms each, so
+  // even 100 concurrent posts never read the same millisecond here (measured).
+  // Moving the last message ahead of the clock stands in for that (or for a clock
+  // stepped back): without max(createdAt) + 1 ms the next post would sort before it
+  // and a poller holding its createdAt as cursor would never see the new message.
+  const { app, shop, order } = await setup(t)
+  const first = (await post(app, shop, order.id, { text: 'first' })).json().data.message as Message
+  const sql = postgres(await fileDatabaseUrl(), { max: 1, onnotice: () => {} })
+  t.teardown(() => sql.end())
+  await sql`update order_messages set created_at = created_at + interval '1 second' where id = ${first.id}`
+  const { nextCursor } = await read(app, shop, order.id)
+  t.equal(nextCursor, new Date(Date.parse(first.createdAt) + 1000).toISOString())
+
+  const second = await post(app, shop, order.id, { text: 'second' })
+  t.equal(second.statusCode, 201, second.body)
+  t.equal(second.json().data.message.createdAt, new Date(Date.parse(nextCursor!) + 1).toISOString(), 'the last createdAt + 1 ms')
+  const polled = await read(app, shop, order.id, `?cursor=${encodeURIComponent(nextCursor!)}`)
+  t.same(polled.messages.map((m) => m.text), ['second'], 'the poller holding the last cursor sees it')
 })
