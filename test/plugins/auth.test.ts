@@ -1,7 +1,8 @@
 // API key authentication (CONTRACT section 2): both headers, precedence,
 // malformed / unknown / revoked keys, revocation across instances, lastUsedAt.
 import t from 'tap'
-import { build, createShop, internalHeaders } from '../helper.js'
+import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { build, createShop, fileDatabaseUrl, internalHeaders } from '../helper.js'
 
 t.test('API key authentication', async (t) => {
   const app = await build(t)
@@ -88,4 +89,29 @@ t.test('API key authentication', async (t) => {
     const revoke = await app.inject({ method: 'POST', url: `/internal/v1/shops/${other.shopId}/api-keys/${shop.keyId}/revoke`, headers: internalHeaders })
     t.equal(revoke.statusCode, 404, 'a key of another shop is not found')
   })
+})
+
+t.test('malformed keys never reach the database', async (t) => {
+  const url = await fileDatabaseUrl()
+  const target = new URL(url)
+  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
+  t.teardown(relay.cut)
+  const app = await build(t, { DATABASE_URL: viaRelay(url, relay) })
+  const get = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/v1/currency-rates', headers })
+  await relay.cut()
+
+  const malformed: Array<Record<string, string>> = [
+    { authorization: 'Bearer abc' },
+    { authorization: `Bearer service_sk_${'A'.repeat(39)}` },
+    { authorization: `Bearer service_sk_${'A'.repeat(39)}-` },
+    { 'x-api-key': `sk_${'A'.repeat(40)}` }
+  ]
+  for (const headers of malformed) {
+    const res = await get(headers)
+    t.equal(res.statusCode, 401, `${JSON.stringify(headers)} with the database away`)
+    t.equal(res.json().error.code, 'API_KEY_INVALID')
+  }
+  const unknown = await get({ authorization: `Bearer service_sk_${'A'.repeat(40)}` })
+  t.equal(unknown.statusCode, 503, 'a well-formed key has to be looked up')
+  t.equal(unknown.json().error.code, 'SERVICE_UNAVAILABLE')
 })
