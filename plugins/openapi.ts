@@ -6,7 +6,30 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody } from '../schemas/common.js'
 
+type Operation = {
+  parameters?: Array<{ in: string, required?: boolean, schema?: { default?: unknown } }>
+  requestBody?: { required?: boolean, content?: Record<string, { schema?: { nullable?: boolean } }> }
+}
+
+/**
+ * What @fastify/swagger cannot know from the schemas alone: a query parameter with
+ * a default need not be sent, and a body declared nullable may be left out.
+ */
+function markOptionalInputs (document: { paths?: Record<string, Record<string, Operation>> }) {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+      }
+      const body = operation.requestBody
+      if (body && Object.values(body.content ?? {}).every((media) => media.schema?.nullable)) body.required = false
+    }
+  }
+  return document
+}
+
 async function openapiPlugin (fastify: FastifyInstance) {
+  const { config } = fastify
   fastify.addSchema(ErrorBody)
   await fastify.register(swagger, {
     openapi: {
@@ -17,12 +40,12 @@ async function openapiPlugin (fastify: FastifyInstance) {
         description: [
           'Automate one shop\'s catalog and order fulfilment. Authenticate with `Authorization: Bearer <API key>` (or `X-API-Key`).',
           'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`.',
-          'Rate limit: per key, default 300 requests per 60 s; responses carry `RateLimit-*` headers, a 429 also `Retry-After`.',
-          'Take, deliver, cancel, product creation and posting a message accept an `Idempotency-Key` header (remembered 24 h, scoped to the shop).',
+          `Rate limit: per key, ${config.RATE_LIMIT_MAX} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s; responses carry \`RateLimit-*\` headers, a 429 also \`Retry-After\`.`,
+          `Take, deliver, cancel, product creation and posting a message accept an \`Idempotency-Key\` header (remembered ${config.IDEMPOTENCY_TTL_S} s, scoped to the shop).`,
           'The `/internal/v1` operator API is for the marketplace back office and is authenticated with the internal token.'
         ].join('\n\n')
       },
-      servers: [{ url: fastify.config.PUBLIC_BASE_URL }],
+      servers: [{ url: config.PUBLIC_BASE_URL }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'The shop API key: `service_sk_` + 40 characters.' },
@@ -39,6 +62,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'service', description: 'Health and public files' }
       ]
     },
+    transformObject: (document) => markOptionalInputs(('openapiObject' in document ? document.openapiObject : {}) as Parameters<typeof markOptionalInputs>[0]),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) }
   })
   await fastify.register(swaggerUi, { routePrefix: '/docs' })

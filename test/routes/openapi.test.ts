@@ -33,6 +33,20 @@ t.test('OpenAPI document', async (t) => {
     t.ok(headers.includes('idempotency-key'), `${path} documents Idempotency-Key`)
   }
 
+  const listParams = doc.paths['/v1/orders'].get.parameters as Array<{ name: string, in: string, required?: boolean }>
+  for (const name of ['status', 'page', 'limit', 'sort']) {
+    t.equal(listParams.find((p) => p.name === name)?.required, false, `query ${name} has a default, so it is optional`)
+  }
+  t.equal(doc.paths['/v1/products'].get.parameters.find((p: { name: string }) => p.name === 'view')?.required, false)
+  t.equal(doc.paths['/v1/orders/{id}/deliver'].post.requestBody.required, false, 'deliver may be sent without a body')
+  t.equal(doc.paths['/v1/orders/{id}/cancel'].post.requestBody.required, false, 'cancel may be sent without a body')
+  t.equal(doc.paths['/v1/products'].post.requestBody.required, true, 'a product body is required')
+
+  const tuned = await build(t, { RATE_LIMIT_MAX: 42, IDEMPOTENCY_TTL_S: 3600 })
+  const described = (await tuned.inject({ method: 'GET', url: '/docs/json' })).json().info.description
+  t.match(described, /42 requests per 60 s/, 'the document states the configured limit')
+  t.match(described, /remembered 3600 s/)
+
   const page = await app.inject({ method: 'GET', url: '/docs/' })
   t.equal(page.statusCode, 200)
   t.match(page.headers['content-type'], /text\/html/)
