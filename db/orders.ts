@@ -44,7 +44,7 @@ export function scopeConditions (scope: { shopId: string | Placeholder } | null)
 
 export async function findOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow | undefined> {
   const [row] = await db.select(orderColumns).from(orders).where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
-    .prepare('find_order').execute()
+    .prepare(`find_order_${scope !== null}`).execute()
   return row
 }
 

@@ -15,8 +15,6 @@ import { findCurrencyRate } from './currency-rates.js'
 import { findShopMedia, mediaFilePath } from './media.js'
 import { productFieldOptions, productFields, productFilters, products } from './schema.js'
 
-export type { ProductInputBody }
-
 export interface ProductField {
   id: string
   type: string

@@ -27,10 +27,6 @@ export const orderTransitions: Readonly<Record<OrderAction, OrderTransition>> = 
   confirm: { from: ['awaiting_confirmation'], to: 'completed', stamps: 'completedAt', ledger: 'credit' }
 }
 
-export function canApply (action: OrderAction, status: string): boolean {
-  return (orderTransitions[action].from as readonly string[]).includes(status)
-}
-
 /** What deliver attaches: `values` wins over `value`; nothing sent means nothing attached. */
 export function deliveredValuesFrom (body: { value?: string, values?: string[] } | null | undefined): string[] {
   if (body?.values !== undefined) return body.values

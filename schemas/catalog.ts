@@ -1,5 +1,5 @@
 // Categories (marketplace-wide leaf categories with filters) and currency rates.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { Id, Timestamp } from './common.js'
 
 export const CategoryFilterSchema = Type.Object({
@@ -27,7 +27,6 @@ export const CategoryInputSchema = Type.Object({
     options: Type.Array(Type.Object({ label: Type.String({ minLength: 1, maxLength: 100 }) }), { minItems: 1, maxItems: 100 })
   }), { maxItems: 20 })
 })
-export type CategoryInputBody = Static<typeof CategoryInputSchema>
 
 export const CurrencyRateSchema = Type.Object({
   id: Id,

@@ -59,7 +59,6 @@ export const ProductInputSchema = Type.Object({
   filters: Type.Array(ProductFilterSchema, { maxItems: 50 })
 }, { title: 'ProductInput' })
 export type ProductInputBody = Static<typeof ProductInputSchema>
-export type FieldInput = Static<typeof FieldInputSchema>
 
 export const ProductFieldSchema = Type.Object({
   id: Id,
@@ -96,7 +95,6 @@ export const ProductSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp
 }, { title: 'Product' })
-export type ProductBody = Static<typeof ProductSchema>
 
 /** The reduced list item of seller-api 4.1: options carry only id and label. */
 export const ReducedProductSchema = Type.Object({
@@ -131,7 +129,6 @@ export const ProductListQuerySchema = Type.Object({
   archived: BooleanFilter('Only archived (true) or non-archived (false) products.'),
   active: BooleanFilter('Only active (true) or inactive (false) products.')
 })
-export type ProductListQuery = Static<typeof ProductListQuerySchema>
 
 export const ProductPageSchema = Type.Object({
   products: Type.Array(ProductSchema),

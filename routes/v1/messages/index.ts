@@ -7,7 +7,6 @@ import { notFound } from '../../../plugins/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { MessageBody, MessageList, MessageListQuery, MessageSchema, messageView } from '../../../schemas/messages.js'
 
-
 const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:id/messages', {
     schema: {
