@@ -10,9 +10,11 @@ import { confirmOrder, createPurchase } from './db/orders.js'
 import { seedDemoShop } from './db/demo.js'
 import { createShop, findShop } from './db/shops.js'
 import { seedTaxonomy } from './db/taxonomy.js'
-import { toScaled } from './domain/money.js'
+import { isUuid } from './domain/ids.js'
+import { rateToDecimal, toScaled } from './domain/money.js'
 import { loadConfig } from './plugins/config.js'
 import { ApiError } from './plugins/errors.js'
+import { CurrencyCodeSchema } from './schemas/catalog.js'
 
 interface Command {
   usage: string
@@ -22,10 +24,11 @@ interface Command {
 
 class UsageError extends Error {}
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const currencyCode = new RegExp(CurrencyCodeSchema.pattern!)
+const MAX_RATE = 1_000_000_000n * 1_000_000n
 
 async function requireShop (db: Db, shopId: string | undefined) {
-  if (!shopId || !uuid.test(shopId)) throw new UsageError('a shop id (UUID) is required')
+  if (!shopId || !isUuid(shopId)) throw new UsageError('a shop id (UUID) is required')
   const shop = await findShop(db, shopId)
   if (!shop) throw new UsageError(`no shop ${shopId}`)
   return shop
@@ -62,7 +65,7 @@ const commands: Record<string, Command> = {
     summary: 'Revoke an API key (effective on the next request)',
     async run (db, [shopId, keyId]) {
       await requireShop(db, shopId)
-      if (!keyId || !uuid.test(keyId)) throw new UsageError('a key id (UUID) is required')
+      if (!keyId || !isUuid(keyId)) throw new UsageError('a key id (UUID) is required')
       const apiKey = await revokeApiKey(db, shopId, keyId)
       if (!apiKey) throw new UsageError(`no key ${keyId} in shop ${shopId}`)
       return { apiKey }
@@ -73,18 +76,18 @@ const commands: Record<string, Command> = {
     summary: 'Create or update a currency rate (rubles per unit)',
     async run (db, [shopId, code, rate]) {
       await requireShop(db, shopId)
-      if (!code || !/^[A-Z][A-Z0-9]{1,9}$/.test(code)) throw new UsageError('the code is 2–10 upper-case letters or digits, e.g. USD')
+      if (!code || !currencyCode.test(code)) throw new UsageError(CurrencyCodeSchema.description!)
       let scaled: bigint
-      try { scaled = toScaled(rate ?? '', 6) } catch { throw new UsageError('the rate is a positive decimal with at most 6 decimals') }
-      if (scaled <= 0n) throw new UsageError('the rate must be positive')
-      return { rate: await upsertCurrencyRate(db, shopId, code, Number(rate).toFixed(6)) }
+      try { scaled = toScaled(rate ?? '', 6) } catch { throw new UsageError('the rate is a decimal with at most 6 decimals') }
+      if (scaled <= 0n || scaled > MAX_RATE) throw new UsageError('the rate must be above 0 and at most 1 000 000 000')
+      return { rate: await upsertCurrencyRate(db, shopId, code, rateToDecimal(rate)) }
     }
   },
   'order:purchase': {
     usage: 'order:purchase <productId> [quantity] [fieldId=value …]',
     summary: 'Place a buyer\'s paid order (select fields take option ids)',
     async run (db, [productId, quantity = '1', ...values]) {
-      if (!productId || !uuid.test(productId)) throw new UsageError('a product id (UUID) is required')
+      if (!productId || !isUuid(productId)) throw new UsageError('a product id (UUID) is required')
       if (!/^\d+$/.test(quantity)) throw new UsageError('the quantity is a whole number')
       const fieldValues = values.map((pair) => {
         const at = pair.indexOf('=')
@@ -98,7 +101,7 @@ const commands: Record<string, Command> = {
     usage: 'order:confirm <orderId>',
     summary: 'The buyer confirms receipt: awaiting_confirmation -> completed, shop credited',
     async run (db, [orderId]) {
-      if (!orderId || !uuid.test(orderId)) throw new UsageError('an order id (UUID) is required')
+      if (!orderId || !isUuid(orderId)) throw new UsageError('an order id (UUID) is required')
       return { order: await confirmOrder(db, orderId) }
     }
   },

@@ -26,25 +26,27 @@ function numberToPlain (value: number): string {
   return value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '')
 }
 
+/** An integer of `scale` decimals back to its exact decimal string ("92.500000"). */
+export function scaledToDecimal (scaled: bigint, scale: number): string {
+  const negative = scaled < 0n
+  const digits = (negative ? -scaled : scaled).toString().padStart(scale + 1, '0')
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`
+  return negative ? `-${text}` : text
+}
+
+/** A currency rate (rubles per unit, up to 6 decimals) as an exact numeric string for the database. */
+export const rateToDecimal = (rate: number | string): string => scaledToDecimal(toScaled(rate, RATE_SCALE), RATE_SCALE)
+
 export const toKopecks = (value: number | string): bigint => toScaled(value, 2)
 
 /** Kopecks back to a JSON number with at most two decimals. */
-export function fromKopecks (kopecks: bigint): number {
-  const negative = kopecks < 0n
-  const abs = negative ? -kopecks : kopecks
-  const text = `${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`
-  return Number(negative ? `-${text}` : text)
-}
+export const fromKopecks = (kopecks: bigint): number => Number(scaledToDecimal(kopecks, 2))
 
 /** A numeric string from the database (e.g. "19.90") as a JSON number. */
 export const moneyToNumber = (value: string): number => fromKopecks(toKopecks(value))
 
 /** Kopecks as a numeric string for the database. */
-export function kopecksToDecimal (kopecks: bigint): string {
-  const negative = kopecks < 0n
-  const abs = negative ? -kopecks : kopecks
-  return `${negative ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`
-}
+export const kopecksToDecimal = (kopecks: bigint): string => scaledToDecimal(kopecks, 2)
 
 /** Divides with rounding half up (away from zero for positive amounts). */
 function divideHalfUp (numerator: bigint, denominator: bigint): bigint {

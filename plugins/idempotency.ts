@@ -102,11 +102,6 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
     return payload
   }
 
-  async function releaseAbandonedClaim (request: FastifyRequest) {
-    if (request.idempotencyClaim === null) return
-    await store.release(request.idempotencyClaim.key).catch((err: unknown) => request.log.warn({ err }, 'could not release idempotency claim'))
-  }
-
   fastify.addHook('onRoute', function makeIdempotent (route: RouteOptions) {
     if (!route.config?.idempotent) return
     const schema = route.schema ?? {}
@@ -117,7 +112,6 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
     }
     route.preHandler = [...toArray(route.preHandler), claimIdempotencyKey]
     route.onSend = [...toArray(route.onSend), storeIdempotentResponse]
-    route.onRequestAbort = [...toArray(route.onRequestAbort), releaseAbandonedClaim]
   })
 }
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { fromKopecks, kopecksToDecimal, moneyToNumber, toKopecks, toRubles, toScaled } from '../../domain/money.js'
+import { fromKopecks, kopecksToDecimal, moneyToNumber, toKopecks, toRubles, toScaled, rateToDecimal, scaledToDecimal } from '../../domain/money.js'
 
 t.test('toKopecks parses numbers and numeric strings exactly', async (t) => {
   t.equal(toKopecks(0), 0n)
@@ -50,4 +50,15 @@ t.test('toRubles is round_half_up(amount × rate, 2), exact', async (t) => {
   t.equal(toRubles(100_000_000_000n, '999.999999'), 99_999_999_900_000n, 'the largest price at a large rate stays exact')
   t.equal(toRubles(12345n, null), 12345n, 'no rate: already rubles')
   t.equal(toRubles(12345n, 1), 12345n)
+})
+
+t.test('scaledToDecimal and rateToDecimal: exact decimal strings, no floats', async (t) => {
+  t.equal(scaledToDecimal(92_500_000n, 6), '92.500000')
+  t.equal(scaledToDecimal(1n, 6), '0.000001')
+  t.equal(scaledToDecimal(-1n, 2), '-0.01')
+  t.equal(scaledToDecimal(7n, 0), '7')
+  t.equal(rateToDecimal(92.5134), '92.513400')
+  t.equal(rateToDecimal('0.000001'), '0.000001')
+  t.equal(rateToDecimal(999999999.999999), '999999999.999999')
+  t.throws(() => rateToDecimal(1.0000001), RangeError, 'more than 6 decimals is refused, not rounded')
 })

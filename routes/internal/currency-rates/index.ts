@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { upsertCurrencyRate } from '../../../db/currency-rates.js'
 import { findShop } from '../../../db/shops.js'
+import { rateToDecimal } from '../../../domain/money.js'
 import { notFound, validationError } from '../../../plugins/errors.js'
 import { CurrencyCodeSchema, CurrencyRateInputSchema, CurrencyRateSchema, currencyRateView } from '../../../schemas/catalog.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
@@ -25,7 +26,7 @@ const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       throw validationError('Invalid currency code.', [{ path: 'params.code', message: CurrencyCodeSchema.description! }])
     }
     if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
-    const rate = await upsertCurrencyRate(fastify.db, shopId, code, request.body.rate.toFixed(6))
+    const rate = await upsertCurrencyRate(fastify.db, shopId, code, rateToDecimal(request.body.rate))
     return { success: true as const, data: { rate: currencyRateView(rate) } }
   })
 }
