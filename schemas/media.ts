@@ -9,5 +9,5 @@ export const MediaSchema = Type.Object({
 
 /** A public file name: `<uuid>.<ext>`. */
 export const MediaFileParams = Type.Object({
-  file: Type.String({ maxLength: 100, description: '`<id>.<ext>` as in a media `filePath`.' })
+  file: Type.String({ description: '`<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.' })
 })
