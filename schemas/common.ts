@@ -13,7 +13,16 @@ export const IdParams = Type.Object({ id: Id })
 export type IdParams = Static<typeof IdParams>
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' })
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+/**
+ * `T` or null, as a JSON Schema type array rather than anyOf: the response
+ * serializer handles it without trying each branch, and the OpenAPI document
+ * shows it as `nullable: true`.
+ */
+export function Nullable<T extends TSchema & { type: string }> (schema: T, options: { description?: string } = {}) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, ...options, type: [schema.type, 'null'] })
+}
+
+export const NullableTimestamp = Nullable(Timestamp)
 
 /** Money: a JSON number with at most two decimals (checked by the `x-decimals` keyword). */
 export function Money (options: { minimum?: number, maximum?: number, description?: string } = {}) {

@@ -1,6 +1,6 @@
 // The order chat: messages (seller-api.md 2.5), the polling query and the post body.
 import { Type, type Static } from '@sinclair/typebox'
-import { Id, StringEnum, Timestamp } from './common.js'
+import { Id, Nullable, StringEnum, Timestamp } from './common.js'
 
 export const senderRoles = ['seller', 'buyer', 'system'] as const
 export type SenderRole = typeof senderRoles[number]
@@ -25,7 +25,7 @@ export type MessageListQuery = Static<typeof MessageListQuery>
 
 export const MessageList = Type.Object({
   messages: Type.Array(MessageSchema, { description: 'Oldest first.' }),
-  nextCursor: Type.Union([Timestamp, Type.Null()], {
+  nextCursor: Nullable(Timestamp, {
     description: 'createdAt of the last message returned; when nothing is new, the cursor you sent (null if you sent none). Poll again with it: nothing is skipped or repeated.'
   })
 })

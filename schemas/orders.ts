@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { joinDeliveredValues, orderStatuses } from '../domain/order-transitions.js'
 import { MAX_QUANTITY } from '../domain/purchase.js'
 import { fromKopecks, moneyToNumber, toKopecks } from '../domain/money.js'
-import { Id, OptionalBody, PageQuery, StringEnum, Timestamp } from './common.js'
+import { Id, Nullable, OptionalBody, PageQuery, StringEnum, Timestamp } from './common.js'
 
 export const OrderStatusSchema = StringEnum(orderStatuses, {
   description: '`paid` → `processing` (take) → `awaiting_confirmation` (deliver) → `completed` (buyer confirms); `cancelled` from any of the first three.'
@@ -25,10 +25,10 @@ export const OrderSchema = Type.Object({
     value: Type.String({ description: 'For a select field, the chosen option labels.' })
   }), { description: 'Values the buyer supplied for the product\'s fields.' }),
   assigneeType: StringEnum(['user', 'api'], { description: '`api` once the order is taken through this API.' }),
-  deliveredValue: Type.Union([Type.String(), Type.Null()], { description: '`deliveredValues` joined by a line feed; null before delivery or when nothing was attached.' }),
+  deliveredValue: Nullable(Type.String(), { description: '`deliveredValues` joined by a line feed; null before delivery or when nothing was attached.' }),
   deliveredValues: Type.Array(Type.String(), { description: 'The issued values attached at delivery; `[]` before.' }),
-  takenAt: Type.Union([Timestamp, Type.Null()], { description: 'Null until taken.' }),
-  deliveredAt: Type.Union([Timestamp, Type.Null()], { description: 'Null until delivered.' })
+  takenAt: Nullable(Timestamp, { description: 'Null until taken.' }),
+  deliveredAt: Nullable(Timestamp, { description: 'Null until delivered.' })
 }, { title: 'Order' })
 export type Order = Static<typeof OrderSchema>
 
