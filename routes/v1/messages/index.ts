@@ -23,7 +23,9 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const rows = await listMessages(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, cursor, limit)
     if (rows === undefined) throw notFound('Order')
     const messages = rows.map(messageView)
-    return { success: true as const, data: { messages, nextCursor: messages.at(-1)?.createdAt ?? cursor ?? null } }
+    // An echoed cursor is normalised to the API's own form (UTC, milliseconds).
+    const nextCursor = messages.at(-1)?.createdAt ?? (cursor === undefined ? null : new Date(cursor).toISOString())
+    return { success: true as const, data: { messages, nextCursor } }
   })
 
   fastify.post('/:id/messages', {

@@ -88,6 +88,8 @@ t.test('reading: cursor, limit, nextCursor', async (t) => {
   t.same(await read(app, shop, order.id), { messages: [], nextCursor: null }, 'nothing yet, no cursor: null')
   const since = '2020-01-01T00:00:00.000Z'
   t.same(await read(app, shop, order.id, `?cursor=${since}`), { messages: [], nextCursor: since }, 'nothing new: the cursor comes back')
+  t.same(await read(app, shop, order.id, `?cursor=${encodeURIComponent('2020-01-01T03:00:00+03:00')}`), { messages: [], nextCursor: since },
+    'in the API\'s own form: UTC with milliseconds')
 
   const posted: Message[] = []
   for (let i = 0; i < 60; i++) {
