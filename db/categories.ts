@@ -1,8 +1,15 @@
 // Marketplace-wide leaf categories with their filters (variant tags). Shared by
 // the seller listing, the operator API and the seeded taxonomy.
 import { asc, eq, like, or, sql } from 'drizzle-orm'
-import type { Queryable } from './client.js'
+import { validationError } from '../plugins/errors.js'
+import type { Db, Queryable } from './client.js'
 import { categories, categoryFilterOptions, categoryFilters } from './schema.js'
+
+/**
+ * Arbitrary constant: the advisory lock that serialises category creation, so the
+ * leaf check of one request sees the category another one just created.
+ */
+const CATEGORY_CREATION_LOCK = 7_310_455_022
 
 export interface CategoryInput {
   pathRu: string
@@ -72,4 +79,22 @@ export async function insertCategory (db: Queryable, input: CategoryInput): Prom
     }
   }
   return row.id
+}
+
+/**
+ * Creates a leaf category (the operator API): refuses a path that equals, contains
+ * or extends an existing one with 400 VALIDATION_ERROR. The check and the insert
+ * run under one lock, so "games/x" and "games/x/y" sent at once cannot both succeed.
+ */
+export async function createCategory (db: Db, input: CategoryInput): Promise<Category> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${CATEGORY_CREATION_LOCK}::bigint)`)
+    const clash = await findClashingCategory(tx, input.pathEn)
+    if (clash) {
+      throw validationError(`pathEn clashes with the existing category "${clash.pathEn}"; categories are leaves.`, [{ path: 'body.pathEn', message: 'clashes with an existing category' }])
+    }
+    const id = await insertCategory(tx, input)
+    if (id === null) throw validationError('A category with this pathEn already exists.', [{ path: 'body.pathEn', message: 'already exists' }])
+    return (await getCategory(tx, id))!
+  })
 }

@@ -76,6 +76,22 @@ t.test('operator API', async (t) => {
     t.equal(descendant.statusCode, 400, 'a leaf cannot get children')
   })
 
+  t.test('a parent and its child created at once: exactly one of them succeeds', async (t) => {
+    const create = (pathEn: string) => app.inject({
+      method: 'POST',
+      url: '/internal/v1/categories',
+      headers: internalHeaders,
+      payload: { pathRu: pathEn.split('/').join(' / '), pathEn, filters: [] }
+    })
+    const pairs = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      Promise.all([create(`race-${i}/parent`), create(`race-${i}/parent/child`)])))
+    for (const [i, pair] of pairs.entries()) {
+      t.same(pair.map((r) => r.statusCode).sort(), [201, 400], `pair ${i}: ${pair.map((r) => r.body).join(' | ')}`)
+      const refused = pair.find((r) => r.statusCode === 400)!
+      t.equal(refused.json().error.code, 'VALIDATION_ERROR')
+    }
+  })
+
   t.test('the seeded taxonomy: leaf paths, Russian and English, with buttons filters', async (t) => {
     const shop = await createShop(app)
     const { categories } = (await app.inject({ method: 'GET', url: '/v1/categories', headers: shop.headers })).json().data
