@@ -1,8 +1,9 @@
 // Per-key rate limiting with @fastify/rate-limit: windows in Redis when configured
 // (shared by every instance), else in memory. Keyed by the authenticated key's
-// id; callers without a valid key are limited per client IP, and an IP that has
-// used up its window is not even looked up in the database any more. Redis
-// trouble fails open. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
+// id; callers without a valid key are limited per client IP, and once an IP has
+// been refused, this instance stops looking its keys up in the database until
+// that window resets (remembered in memory: no extra Redis call per request).
+// Redis trouble fails open. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
 // responses carry the current IETF draft pair `RateLimit-Policy` and `RateLimit`.
 // Registering this plugin adds, for every route and the 404 handler of the scope:
 // resolve the key (unless the IP is exhausted), then count the request.
@@ -15,9 +16,40 @@ export function rateLimitKey (request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`
 }
 
+/** IPs refused for failed authentication, until their window resets; bounded so floods cannot grow it. */
+export class ExhaustedIps {
+  private readonly until = new Map<string, number>()
+  constructor (private readonly capacity = 10_000) {}
+
+  add (ip: string, untilMs: number) {
+    if (this.until.size >= this.capacity) this.prune()
+    this.until.delete(ip)
+    this.until.set(ip, untilMs)
+  }
+
+  has (ip: string): boolean {
+    const until = this.until.get(ip)
+    if (until === undefined) return false
+    if (until > Date.now()) return true
+    this.until.delete(ip)
+    return false
+  }
+
+  private prune () {
+    const now = Date.now()
+    for (const [ip, until] of this.until) if (until <= now) this.until.delete(ip)
+    // Still full: forget the oldest entries (Map keeps insertion order).
+    for (const ip of this.until.keys()) {
+      if (this.until.size < this.capacity) break
+      this.until.delete(ip)
+    }
+  }
+}
+
 async function rateLimitPlugin (fastify: FastifyInstance) {
   const { config, redis } = fastify
   const windowSeconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
+  const exhaustedIps = new ExhaustedIps()
 
   await fastify.register(rateLimit, {
     // Applied below as scope-wide hooks, so the 404 handler is counted too.
@@ -29,17 +61,15 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     nameSpace: `${config.REDIS_PREFIX}rl:`,
     ...(redis ? { redis } : {}),
     skipOnError: true,
-    errorResponseBuilder (_request, context) {
+    errorResponseBuilder (request, context) {
+      if (!request.apiKey) exhaustedIps.add(request.ip, Date.now() + context.ttl)
       return new ApiError(429, 'RATE_LIMIT', `Rate limit exceeded; retry in ${context.after}.`)
     }
   })
 
-  // The same limiter and store; asked before the key is resolved, rateLimitKey gives the IP's window.
-  const ipWindow = fastify.createRateLimit()
   fastify.addHook('onRequest', async function authenticateUnlessIpExhausted (request: FastifyRequest) {
-    // Read, not counted: the limiter below counts the request once it knows whose it is.
-    const ip = await ipWindow(request, { increment: false })
-    if (ip.isAllowed || ip.remaining > 0) await fastify.resolveApiKey(request)
+    // An exhausted IP stays unauthenticated: the limiter below answers 429 without a lookup.
+    if (!exhaustedIps.has(request.ip)) await fastify.resolveApiKey(request)
   })
   fastify.addHook('onRequest', fastify.rateLimit())
 
