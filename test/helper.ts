@@ -4,6 +4,7 @@ import tap from 'tap'
 import { buildApp } from '../app.js'
 import { loadConfig, type Config } from '../plugins/config.js'
 import { createTestDatabase, testRedisUrl } from './databases.js'
+import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
 type Test = { teardown: (fn: () => unknown) => void }
@@ -42,6 +43,19 @@ export async function build (t: Test, overrides: Partial<Config> = {}): Promise<
   const app = await buildApp({ config: await testConfig(overrides) })
   t.teardown(() => app.close())
   return app
+}
+
+/**
+ * An app whose database connection runs through a TCP relay the test can cut and
+ * restore (test/fixtures/tcp-relay.ts), to see the app while Postgres is away.
+ */
+export async function buildBehindDatabaseRelay (t: Test, overrides: Partial<Config> = {}): Promise<{ app: App, relay: TcpRelay, databaseUrl: string }> {
+  const databaseUrl = await fileDatabaseUrl()
+  const target = new URL(databaseUrl)
+  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
+  t.teardown(relay.cut)
+  const app = await build(t, { ...overrides, DATABASE_URL: viaRelay(databaseUrl, relay) })
+  return { app, relay, databaseUrl }
 }
 
 export interface ShopFixture {

@@ -1,8 +1,7 @@
 // API key authentication (CONTRACT section 2): both headers, precedence,
 // malformed / unknown / revoked keys, revocation across instances, lastUsedAt.
 import t from 'tap'
-import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
-import { build, createShop, fileDatabaseUrl, internalHeaders } from '../helper.js'
+import { build, buildBehindDatabaseRelay, createShop, internalHeaders } from '../helper.js'
 
 t.test('API key authentication', async (t) => {
   const app = await build(t)
@@ -92,11 +91,7 @@ t.test('API key authentication', async (t) => {
 })
 
 t.test('malformed keys never reach the database', async (t) => {
-  const url = await fileDatabaseUrl()
-  const target = new URL(url)
-  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
-  t.teardown(relay.cut)
-  const app = await build(t, { DATABASE_URL: viaRelay(url, relay) })
+  const { app, relay } = await buildBehindDatabaseRelay(t)
   const get = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/v1/currency-rates', headers })
   await relay.cut()
 

@@ -2,17 +2,12 @@
 // SQL), /readyz says not ready, and the app recovers by itself when it returns.
 import postgres from 'postgres'
 import t from 'tap'
-import { fileDatabaseUrl, build, createShop } from '../helper.js'
+import { buildBehindDatabaseRelay, createShop } from '../helper.js'
 import { act, buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
-import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 
 t.test('database outage and recovery', async (t) => {
-  const url = await fileDatabaseUrl()
-  const target = new URL(url)
-  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
-  t.teardown(relay.cut)
-  const app = await build(t, { DATABASE_URL: viaRelay(url, relay) })
+  const { app, relay } = await buildBehindDatabaseRelay(t)
   const shop = await createShop(app)
   t.equal((await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })).statusCode, 200)
 
@@ -31,11 +26,7 @@ t.test('database outage and recovery', async (t) => {
 })
 
 t.test('the connection dropping inside a transaction fails that request, not the process', async (t) => {
-  const url = await fileDatabaseUrl()
-  const target = new URL(url)
-  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
-  t.teardown(relay.cut)
-  const app = await build(t, { DATABASE_URL: viaRelay(url, relay) })
+  const { app, relay, databaseUrl: url } = await buildBehindDatabaseRelay(t)
   const shop = await createShop(app)
   const product = await createProduct(app, shop)
   const order = await buy(app, product)

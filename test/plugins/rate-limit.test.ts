@@ -1,7 +1,7 @@
 // Rate limits (CONTRACT section 3): per key across instances sharing Redis,
 // unauthenticated callers per IP, the header sets, and failing open without Redis.
 import t from 'tap'
-import { build, createShop, fileDatabaseUrl, internalHeaders } from '../helper.js'
+import { build, buildBehindDatabaseRelay, createShop, internalHeaders } from '../helper.js'
 import { testRedisUrl } from '../databases.js'
 import { anyCategoryId, productInput } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
@@ -37,11 +37,7 @@ t.test('per key, shared by two instances through Redis', async (t) => {
 })
 
 t.test('requests that fail authentication are limited per client IP, without touching the database once over', async (t) => {
-  const url = await fileDatabaseUrl()
-  const target = new URL(url)
-  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
-  t.teardown(relay.cut)
-  const app = await build(t, { RATE_LIMIT_MAX: 3, DATABASE_URL: viaRelay(url, relay) })
+  const { app, relay } = await buildBehindDatabaseRelay(t, { RATE_LIMIT_MAX: 3 })
   const shop = await createShop(app)
   const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`
   const bad = { authorization: `Bearer service_sk_${'Z'.repeat(40)}` }
