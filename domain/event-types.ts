@@ -1,0 +1,23 @@
+// The kinds of event a shop's feed carries (CONTRACT section 10), shared by the
+// events feed and the webhooks. `webhook.test` is not a feed event: it exists
+// only as a test delivery to one endpoint (CONTRACT section 11).
+
+export const eventTypes = [
+  'order.paid',
+  'order.taken',
+  'order.delivered',
+  'order.cancelled',
+  'order.completed',
+  'message.created'
+] as const
+export type EventType = typeof eventTypes[number]
+
+/** The order transition (domain/order-transitions.ts) each order event records. */
+export const orderEventTypes = {
+  take: 'order.taken',
+  deliver: 'order.delivered',
+  cancel: 'order.cancelled',
+  confirm: 'order.completed'
+} as const satisfies Record<string, EventType>
+
+export const WEBHOOK_TEST_EVENT = 'webhook.test'
