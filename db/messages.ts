@@ -5,9 +5,11 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm'
 import { notFound, validationError } from '../plugins/errors.js'
 import { MAX_MESSAGE_LENGTH, type SenderRole } from '../schemas/messages.js'
 import type { Db, Queryable } from './client.js'
+import { messageView } from '../schemas/messages.js'
+import { recordEvent } from './events.js'
 import { scopeConditions, type OrderScope } from './orders.js'
 import { preparedOnce } from './prepared.js'
-import { orderMessages, orders } from './schema.js'
+import { orderMessages, orders, products } from './schema.js'
 
 export interface MessageRow { id: string, senderRole: string, text: string, createdAt: Date }
 
@@ -32,7 +34,12 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
   const text = messageText(rawText)
   return db.transaction(async (tx) => {
     // Posts to one order queue here; each one then sees the previous one committed.
-    const [order] = await tx.select({ id: orders.id }).from(orders)
+    const [order] = await tx.select({
+      id: orders.id,
+      shopId: orders.shopId,
+      // Only orders of products with automation produce events.
+      external: sql<boolean>`(select ${products.external} from ${products} where ${products.id} = ${orders.productId})`
+    }).from(orders)
       .where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
       .for('no key update')
     if (!order) throw notFound('Order')
@@ -45,6 +52,9 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
         (select max(${orderMessages.createdAt}) + interval '1 millisecond' from ${orderMessages} where ${orderMessages.orderId} = ${orderId})
       )`
     }).returning(messageColumns)
+    if (order.external) {
+      await recordEvent(tx, { shopId: order.shopId, type: 'message.created', data: { orderId, message: messageView(message) } })
+    }
     return message
   })
 }

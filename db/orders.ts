@@ -3,12 +3,14 @@
 // statuses) in one transaction with its ledger row, so no interleaving of
 // requests on any number of instances can apply it twice.
 import { and, asc, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { orderEventTypes } from '../domain/event-types.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
-import type { OrderRow } from '../schemas/orders.js'
+import { orderView, type OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
+import { recordEvent } from './events.js'
 import { preparedOnce } from './prepared.js'
 import { ledgerEntries, orders, productFieldOptions, productFields, products } from './schema.js'
 
@@ -31,6 +33,9 @@ const orderColumns = {
 }
 
 const nowMs = sql`date_trunc('milliseconds', now())`
+
+/** Whether the order's product has automation now: only such orders produce events. */
+const productIsExternal = sql<boolean>`(select ${products.external} from ${products} where ${products.id} = ${orders.productId})`
 
 /** The conditions that make an order visible in `scope` (the shop id may be a prepared query's placeholder). */
 export function scopeConditions (scope: { shopId: string | Placeholder } | null): SQL[] {
@@ -113,7 +118,7 @@ export async function listOrders (db: Queryable, shopId: string, options: OrderL
 export interface TransitionChanges { deliveredValues?: string[], cancelReason?: string }
 
 /**
- * Applies `action` to the order, with its ledger row, in one transaction.
+ * Applies `action` to the order, with its ledger row and its event, in one transaction.
  * Throws 404 when the order is not visible in `scope`, 409 ORDER_INVALID_STATUS
  * when its current status does not allow the action.
  */
@@ -129,7 +134,7 @@ export async function transitionOrder (db: Db, action: OrderAction, orderId: str
         updatedAt: nowMs
       })
       .where(and(eq(orders.id, orderId), inArray(orders.status, transition.from), ...scopeConditions(scope)))
-      .returning({ ...orderColumns, shopId: orders.shopId })
+      .returning({ ...orderColumns, shopId: orders.shopId, external: productIsExternal })
     if (!row) {
       // Nothing matched: either there is no such order here, or its status forbids the action.
       const current = await findOrder(tx, orderId, scope)
@@ -139,7 +144,8 @@ export async function transitionOrder (db: Db, action: OrderAction, orderId: str
     if (transition.ledger !== null) {
       await tx.insert(ledgerEntries).values({ shopId: row.shopId, orderId: row.id, kind: transition.ledger, amount: row.amount })
     }
-    const { shopId: _shopId, ...order } = row
+    const { shopId, external, ...order } = row
+    if (external) await recordEvent(tx, { shopId, type: orderEventTypes[action], data: { order: orderView(order) } })
     return order
   })
 }
@@ -174,13 +180,16 @@ export async function createPurchase (db: Db, input: PurchaseInput): Promise<Ord
   }
   const priced = pricePurchase({ price: product.price, rate: product.currencyRate?.rate ?? null, fields: product.fields }, input.quantity, input.fieldValues)
   if (!priced.ok) throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
-  const [row] = await db.insert(orders).values({
-    shopId: product.shopId,
-    productId: product.id,
-    productTitle: product.title,
-    quantity: input.quantity,
-    amount: kopecksToDecimal(priced.amountKopecks),
-    fieldValues: priced.fieldValues
-  }).returning(orderColumns)
-  return row
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(orders).values({
+      shopId: product.shopId,
+      productId: product.id,
+      productTitle: product.title,
+      quantity: input.quantity,
+      amount: kopecksToDecimal(priced.amountKopecks),
+      fieldValues: priced.fieldValues
+    }).returning(orderColumns)
+    if (product.external) await recordEvent(tx, { shopId: product.shopId, type: 'order.paid', data: { order: orderView(row) } })
+    return row
+  })
 }

@@ -20,7 +20,12 @@ const bytea = customType<{ data: Buffer, driverData: Buffer | Uint8Array }>({
 export const shops = pgTable('shops', {
   id: id(),
   name: text('name').notNull(),
-  createdAt: stamp('created_at')
+  createdAt: stamp('created_at'),
+  /**
+   * The seq of the shop's newest event. Taken with `+ 1` under the shop row's lock,
+   * which is held until commit, so seq order is the shop's commit order.
+   */
+  eventSeq: bigint('event_seq', { mode: 'number' }).notNull().default(0)
 })
 
 export const apiKeys = pgTable('api_keys', {
@@ -176,6 +181,23 @@ export const ledgerEntries = pgTable('ledger_entries', {
   // One money movement of each kind per order: a second refund or credit cannot exist.
   uniqueIndex('ledger_entries_order_kind_idx').on(t.orderId, t.kind),
   index('ledger_entries_shop_idx').on(t.shopId, t.createdAt)
+])
+
+/**
+ * The shop's order feed (CONTRACT section 10): one row per change a bot cares
+ * about, written in the change's own transaction. `seq` numbers a shop's events
+ * in commit order (see shops.eventSeq); `id` is the event's public id.
+ */
+export const events = pgTable('events', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  type: text('type').notNull(),
+  data: jsonb('data').notNull(),
+  createdAt: stamp('created_at')
+}, (t) => [
+  uniqueIndex('events_shop_seq_idx').on(t.shopId, t.seq),
+  index('events_created_idx').on(t.createdAt)
 ])
 
 /** Idempotency records when no Redis is configured (Redis holds them otherwise). */
