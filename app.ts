@@ -8,7 +8,7 @@ import { seedTaxonomy } from './db/taxonomy.js'
 import auth from './plugins/auth.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
-import errors, { handleFrameworkError } from './plugins/errors.js'
+import errors, { handleClientError, handleFrameworkError } from './plugins/errors.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
 import openapi from './plugins/openapi.js'
@@ -54,6 +54,7 @@ export function serverOptions (config: Config): FastifyServerOptions {
     },
     genReqId: requestIdFrom,
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     requestIdHeader: false,
     // A number (hop count) is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],

@@ -1,5 +1,8 @@
 // One error handler for the whole service: every failure leaves as the envelope
 // `{success:false, error:{code, message, details?}}`; 5xx never leak internals.
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -114,6 +117,31 @@ export function handleFrameworkError (err: FastifyError, request: FastifyRequest
   reply.header('x-request-id', request.id)
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send(errorBody('NOT_FOUND', 'Not found.'))
   return reply.code(400).send(errorBody('VALIDATION_ERROR', 'The URL is malformed.'))
+}
+
+/** Node's own refusals, before Fastify sees a request: status and message by error code. */
+const nodeClientErrors: Record<string, { status: number, message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (a bad
+ * header character, headers over the size limit, a request too slow to arrive)
+ * get the envelope and an X-Request-Id like every other answer, then the socket
+ * is closed. Only the error code is logged: the error's `rawPacket` holds the
+ * request's bytes, API key included.
+ */
+export function handleClientError (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const { status, message } = nodeClientErrors[err.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP.' }
+  this.log.debug({ code: err.code, status }, 'client error')
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody('VALIDATION_ERROR', message))
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
 }
 
 export function handleNotFound (request: FastifyRequest, reply: FastifyReply) {

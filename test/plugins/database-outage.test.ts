@@ -16,7 +16,13 @@ t.test('database outage and recovery', async (t) => {
   t.equal(down.statusCode, 503)
   t.same(down.json(), { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly.' } })
   t.ok(down.headers['retry-after'])
-  t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503)
+  const notReady = await app.inject({ method: 'GET', url: '/readyz' })
+  t.equal(notReady.statusCode, 503)
+  t.same(notReady.json().error, {
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'Not ready: database not reachable.',
+    details: [{ path: 'database', message: 'is not reachable' }]
+  }, '/readyz names the dependency that failed')
   t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process itself is fine')
 
   await relay.restore()
