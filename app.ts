@@ -45,12 +45,27 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(operatorApi, { prefix: '/internal/v1' })
 }
 
+/**
+ * Log paths that can hold a secret, redacted at the logger whoever logs them:
+ * the key headers wherever a library logs request headers (@fastify/multipart
+ * logs busboy's options, all headers included, at trace), the raw bytes of a
+ * request Node refused, Redis command arguments (stored responses), and any
+ * property named secret or token.
+ */
+export const redactedLogPaths = [
+  'req.headers.authorization', 'req.headers["x-api-key"]',
+  'headers.authorization', 'headers["x-api-key"]', '*.headers.authorization', '*.headers["x-api-key"]',
+  'busboyOptions.headers',
+  'err.rawPacket', '*.rawPacket', 'err.command.args', '*.command.args',
+  'secret', '*.secret', 'token', '*.token'
+]
+
 /** Fastify's own options: logging (secrets redacted), request ids, proxies, limits. */
 export function serverOptions (config: Config): FastifyServerOptions {
   return {
     logger: {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'secret', 'token'], censor: '[redacted]' }
+      redact: { paths: redactedLogPaths, censor: '[redacted]' }
     },
     genReqId: requestIdFrom,
     frameworkErrors: handleFrameworkError,
