@@ -76,6 +76,16 @@ export function serverOptions (config: Config): FastifyServerOptions {
     // Room for the largest bodies the rules allow (100 delivered values of 10 000
     // characters, 50 fields × 100 options), with JSON escaping.
     bodyLimit: 8 * 1024 * 1024,
+    // Slow or silent clients are cut (408 in the envelope, then the socket is
+    // closed): the headers must arrive within HEADERS_TIMEOUT_MS and the whole
+    // request within REQUEST_TIMEOUT_MS, checked every second; an idle
+    // keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    // Last resort: a socket with no traffic either way for two minutes (longer
+    // than any wait a request may legitimately hold) is destroyed.
+    connectionTimeout: 120_000,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // The embedded database's first start (migrations, seeding) can be slow on a busy machine.
