@@ -1,7 +1,8 @@
 // The service as a Fastify plugin: infrastructure first, then the routes.
 // server.ts and the tests register this same plugin through buildApp().
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from './db/client.js'
 import { seedTaxonomy } from './db/taxonomy.js'
@@ -61,7 +62,7 @@ export const redactedLogPaths = [
 ]
 
 /** Fastify's own options: logging (secrets redacted), request ids, proxies, limits. */
-export function serverOptions (config: Config): FastifyServerOptions {
+export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.LOG_LEVEL,
