@@ -41,9 +41,15 @@ const clientErrors: Record<string, { status: number, code: string, message: stri
 
 /** Postgres errors that mean "the database is unavailable", not "the code is wrong". */
 const unavailableSqlStates = new Set(['53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'])
-const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED'])
+const unavailableErrnos = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  // A breaker refusing a call to a dependency it knows is down (domain/circuit-breaker.ts).
+  'DEPENDENCY_UNAVAILABLE'
+])
 
-function isUnavailable (err: unknown): boolean {
+/** Whether `err` (or an error it wraps) says a dependency could not be reached. */
+export function isUnavailable (err: unknown): boolean {
   for (let e = err as { code?: string, cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (typeof e.code === 'string' && (unavailableSqlStates.has(e.code) || unavailableErrnos.has(e.code))) return true
   }
@@ -86,7 +92,8 @@ async function errorsPlugin (fastify: FastifyInstance) {
     const known = err.code ? clientErrors[err.code] : undefined
     if (known) return reply.code(known.status).send(errorBody(known.code, known.message))
     if (isUnavailable(err)) {
-      request.log.error({ err }, 'dependency unavailable')
+      // The dependency's breaker logs the outage once; a line per request would flood the log.
+      request.log.debug({ err: { message: err.message, code: err.code } }, 'dependency unavailable')
       return reply.code(503).header('retry-after', '1').send(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.'))
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
