@@ -20,6 +20,7 @@ import health from './routes/health.js'
 import operatorApi from './routes/internal/index.js'
 import mediaFiles from './routes/media-files.js'
 import sellerApi from './routes/v1/index.js'
+import { DEFAULT_BODY_LIMIT } from './schemas/body-limits.js'
 
 export interface AppOptions {
   config: Config
@@ -74,9 +75,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     requestIdHeader: false,
     // A number (hop count) is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
-    // Room for the largest bodies the rules allow (100 delivered values of 10 000
-    // characters, 50 fields × 100 options), with JSON escaping.
-    bodyLimit: 8 * 1024 * 1024,
+    // Kilobytes for most bodies; the routes that need more say so (schemas/body-limits.ts).
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Slow or silent clients are cut (408 in the envelope, then the socket is
     // closed): the headers must arrive within HEADERS_TIMEOUT_MS and the whole
     // request within REQUEST_TIMEOUT_MS, checked every second; an idle

@@ -56,9 +56,12 @@ export function isUnavailable (err: unknown): boolean {
   return false
 }
 
+/** Problems reported at most; a body wrong in thousands of places gets the first ones. */
+const MAX_DETAILS = 100
+
 function validationDetails (err: FastifyError): ErrorDetail[] {
   const where = err.validationContext ?? 'body'
-  return (err.validation ?? []).map((v) => {
+  return (err.validation ?? []).slice(0, MAX_DETAILS).map((v) => {
     const params = v.params as Record<string, unknown>
     let path = v.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
     // Ajv reports a missing property at its parent; name the property itself.
