@@ -188,7 +188,7 @@ function productColumns (input: ProductInputBody) {
  * as one statement, drizzle spends one long event-loop tick on it (every other
  * request waits), so they go in statements of this many rows.
  */
-const OPTION_ROWS_PER_INSERT = 500
+const OPTION_ROWS_PER_INSERT = 100
 
 /** Inserts fields (keeping given ids), their options and the filters of a product. */
 async function insertChildren (db: Queryable, productId: string, input: ProductInputBody): Promise<void> {
