@@ -119,3 +119,18 @@ t.test('Redis refusing connections: the same, and a 5xx claim released', async (
   const retried = await postMessage(app, shop.headers, order.id, 'refused')
   t.equal(retried.statusCode, 201, retried.body)
 })
+
+t.test('Redis away at start: the app starts, skips it, and takes it up when it comes', async (t) => {
+  const redis = new URL(testRedisUrl())
+  const relay = await tcpRelay(redis.hostname, Number(redis.port || 6379))
+  t.teardown(relay.cut)
+  await relay.cut()
+  const config = await testConfig({ REDIS_URL: viaRelay(testRedisUrl(), relay) })
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  t.not(app.redisHealth!.state, 'closed', 'skipped from the start')
+  const shop = await createShop(app)
+  t.equal((await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })).statusCode, 200, 'served without it')
+  await relay.restore()
+  t.ok(await waitFor(() => app.redisHealth!.state === 'closed', 10_000) < 3000, 'used once it answers')
+})
