@@ -146,7 +146,9 @@ export function handleClientError (this: FastifyInstance, err: NodeJS.ErrnoExcep
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const { status, message } = nodeClientErrors[err.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP.' }
   this.log.debug({ code: err.code, status }, 'client error')
-  if (socket.writable) {
+  // A response already under way (an upload streaming to its handler) cannot get a second one.
+  const response = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage
+  if (socket.writable && !response?.headersSent) {
     const body = JSON.stringify(errorBody('VALIDATION_ERROR', message))
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`)
