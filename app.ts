@@ -1,14 +1,15 @@
 // The service as a Fastify plugin: infrastructure first, then the routes.
 // server.ts and the tests register this same plugin through buildApp().
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from './db/client.js'
 import { seedTaxonomy } from './db/taxonomy.js'
 import auth from './plugins/auth.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
-import errors, { handleFrameworkError } from './plugins/errors.js'
+import errors, { handleClientError, handleFrameworkError } from './plugins/errors.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
 import openapi from './plugins/openapi.js'
@@ -19,6 +20,7 @@ import health from './routes/health.js'
 import operatorApi from './routes/internal/index.js'
 import mediaFiles from './routes/media-files.js'
 import sellerApi from './routes/v1/index.js'
+import { DEFAULT_BODY_LIMIT } from './schemas/body-limits.js'
 
 export interface AppOptions {
   config: Config
@@ -45,21 +47,46 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(operatorApi, { prefix: '/internal/v1' })
 }
 
+/**
+ * Log paths that can hold a secret, redacted at the logger whoever logs them:
+ * the key headers wherever a library logs request headers (@fastify/multipart
+ * logs busboy's options, all headers included, at trace), the raw bytes of a
+ * request Node refused, Redis command arguments (stored responses), and any
+ * property named secret or token.
+ */
+export const redactedLogPaths = [
+  'req.headers.authorization', 'req.headers["x-api-key"]',
+  'headers.authorization', 'headers["x-api-key"]', '*.headers.authorization', '*.headers["x-api-key"]',
+  'busboyOptions.headers',
+  'err.rawPacket', '*.rawPacket', 'err.command.args', '*.command.args',
+  'secret', '*.secret', 'token', '*.token'
+]
+
 /** Fastify's own options: logging (secrets redacted), request ids, proxies, limits. */
-export function serverOptions (config: Config): FastifyServerOptions {
+export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'secret', 'token'], censor: '[redacted]' }
+      redact: { paths: redactedLogPaths, censor: '[redacted]' }
     },
     genReqId: requestIdFrom,
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     requestIdHeader: false,
     // A number (hop count) is valid for proxy-addr though Fastify's types omit it.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
-    // Room for the largest bodies the rules allow (100 delivered values of 10 000
-    // characters, 50 fields × 100 options), with JSON escaping.
-    bodyLimit: 8 * 1024 * 1024,
+    // Kilobytes for most bodies; the routes that need more say so (schemas/body-limits.ts).
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Slow or silent clients are cut (408 in the envelope, then the socket is
+    // closed): the headers must arrive within HEADERS_TIMEOUT_MS and the whole
+    // request within REQUEST_TIMEOUT_MS, checked every second; an idle
+    // keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    http: { headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    // Last resort: a socket with no traffic either way for two minutes (longer
+    // than any wait a request may legitimately hold) is destroyed.
+    connectionTimeout: 120_000,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // The embedded database's first start (migrations, seeding) can be slow on a busy machine.

@@ -1,10 +1,18 @@
 // The database connection: postgres.js when DATABASE_URL is set, otherwise an
 // embedded PGlite (real Postgres compiled to WASM) in DATA_DIR. Both speak the
 // same schema, migrations and queries through drizzle.
+//
+// Postgres is a server that can go away, so its pool sits behind a circuit
+// breaker (domain/circuit-breaker.ts): once a request has seen it unreachable,
+// every query is refused at once (503) instead of waiting for postgres.js'
+// shared reconnect backoff (up to 20 s), and one probe connection tries it
+// every PROBE_INTERVAL_MS; when that succeeds, the pool is used again.
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
+import type { Sql } from 'postgres'
+import { CircuitBreaker } from '../domain/circuit-breaker.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -20,6 +28,8 @@ export interface Database {
   migrate: () => Promise<void>
   ping: () => Promise<void>
   close: () => Promise<void>
+  /** The server's breaker (null for the embedded database, which cannot go away). */
+  health: CircuitBreaker | null
 }
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
@@ -38,6 +48,29 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   return options.url ? openPostgres(options.url, options.poolMax ?? 10) : openPglite(options.dataDir ?? './data')
 }
 
+/** Seconds a connection attempt may take before the request gets its 503. */
+const CONNECT_TIMEOUT_S = 1
+/** How often a down database is probed. */
+const PROBE_INTERVAL_MS = 250
+
+/**
+ * The client drizzle sees: every statement and transaction first asks the
+ * breaker, so none waits on a database known to be down. (Statements inside a
+ * transaction run on the transaction's own connection and pass straight through.)
+ */
+function guardedClient (client: Sql, breaker: CircuitBreaker): Sql {
+  return new Proxy(client, {
+    get (target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if (property !== 'unsafe' && property !== 'begin') return value
+      return (...args: unknown[]) => {
+        breaker.assertClosed()
+        return (value as (...a: unknown[]) => unknown).apply(target, args)
+      }
+    }
+  })
+}
+
 async function openPostgres (url: string, max: number): Promise<Database> {
   const { default: postgres } = await import('postgres')
   const { drizzle } = await import('drizzle-orm/postgres-js')
@@ -45,13 +78,31 @@ async function openPostgres (url: string, max: number): Promise<Database> {
   const client = postgres(url, {
     max,
     onnotice: () => {},
-    connect_timeout: 5,
+    connect_timeout: CONNECT_TIMEOUT_S,
+    // The pool's reconnect delay, shared by its connections, grows to 20 s by
+    // default; the breaker already keeps requests off a down server, so after
+    // an outage the pool reconnects at once.
+    backoff: (retries) => Math.min(0.05 * retries, 0.25),
     // Dates come back as Date; numeric stays an exact string (drizzle's default).
     connection: { application_name: 'shop-seller-api' }
   })
+  const health = new CircuitBreaker({
+    name: 'database',
+    probeIntervalMs: PROBE_INTERVAL_MS,
+    async probe () {
+      // A connection of its own: a fresh handshake says whether the server takes new connections.
+      const probe = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, idle_timeout: 1 })
+      try {
+        await probe`select 1`
+      } finally {
+        await probe.end({ timeout: 0 })
+      }
+    }
+  })
   return {
-    db: drizzle({ client, schema }) as unknown as Db,
+    db: drizzle({ client: guardedClient(client, health), schema }) as unknown as Db,
     kind: 'postgres',
+    health,
     async migrate () {
       // One connection, so the session-level lock and the migration share it.
       const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 })
@@ -62,8 +113,14 @@ async function openPostgres (url: string, max: number): Promise<Database> {
         await single.end({ timeout: 5 })
       }
     },
-    async ping () { await client`select 1` },
-    async close () { await client.end({ timeout: 5 }) }
+    async ping () {
+      health.assertClosed()
+      await client`select 1`
+    },
+    async close () {
+      health.stop()
+      await client.end({ timeout: 5 })
+    }
   }
 }
 
@@ -79,6 +136,7 @@ async function openPglite (dataDir: string): Promise<Database> {
     kind: 'pglite',
     async migrate () { await migrate(db, { migrationsFolder }) },
     async ping () { await client.query('select 1') },
-    async close () { if (!client.closed) await client.close() }
+    async close () { if (!client.closed) await client.close() },
+    health: null
   }
 }

@@ -183,6 +183,13 @@ function productColumns (input: ProductInputBody) {
   }
 }
 
+/**
+ * Rows per INSERT of a product's options. A product may have 5 000 options; built
+ * as one statement, drizzle spends one long event-loop tick on it (every other
+ * request waits), so they go in statements of this many rows.
+ */
+const OPTION_ROWS_PER_INSERT = 100
+
 /** Inserts fields (keeping given ids), their options and the filters of a product. */
 async function insertChildren (db: Queryable, productId: string, input: ProductInputBody): Promise<void> {
   const fields = input.fields.map((field, position) => ({
@@ -210,7 +217,9 @@ async function insertChildren (db: Queryable, productId: string, input: ProductI
   })))
   const filters = input.filters.map((filter, position) => ({ productId, position, filterId: filter.filterId, optionIds: filter.optionIds }))
   if (fields.length > 0) await db.insert(productFields).values(fields)
-  if (options.length > 0) await db.insert(productFieldOptions).values(options)
+  for (let start = 0; start < options.length; start += OPTION_ROWS_PER_INSERT) {
+    await db.insert(productFieldOptions).values(options.slice(start, start + OPTION_ROWS_PER_INSERT))
+  }
   if (filters.length > 0) await db.insert(productFilters).values(filters)
 }
 

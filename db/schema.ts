@@ -206,6 +206,8 @@ export const idempotencyRecords = pgTable('idempotency_records', {
   fingerprint: text('fingerprint').notNull(),
   /** Null while the first request is still running. */
   response: jsonb('response').$type<{ statusCode: number, headers: Record<string, string>, body: string }>(),
+  /** Names the request holding the claim, so a release drops only its own claim. */
+  claimToken: text('claim_token'),
   expiresAt: bigint('expires_at', { mode: 'number' }).notNull()
 }, (t) => [index('idempotency_records_expires_idx').on(t.expiresAt)])
 

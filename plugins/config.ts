@@ -20,7 +20,10 @@ export const ConfigSchema = Type.Object({
   IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400 }),
   TRUST_PROXY: Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.String({ minLength: 1 })], { default: false }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
-  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 })
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000 }),
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 })
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -37,11 +40,17 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     if (value !== undefined && value !== '') data[key] = value
   }
   Object.assign(data, overrides)
+  let config: Config
   try {
-    return envSchema<Config>({ schema: structuredClone(ConfigSchema), data, env: false })
+    config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data, env: false })
   } catch (err) {
     throw new Error(`Invalid configuration: ${(err as Error).message}`)
   }
+  // Node refuses a headers timeout longer than the whole request's.
+  if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
+    throw new Error('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
+  }
+  return config
 }
 
 declare module 'fastify' {

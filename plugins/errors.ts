@@ -1,5 +1,8 @@
 // One error handler for the whole service: every failure leaves as the envelope
 // `{success:false, error:{code, message, details?}}`; 5xx never leak internals.
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -38,18 +41,27 @@ const clientErrors: Record<string, { status: number, code: string, message: stri
 
 /** Postgres errors that mean "the database is unavailable", not "the code is wrong". */
 const unavailableSqlStates = new Set(['53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006'])
-const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED'])
+const unavailableErrnos = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  // A breaker refusing a call to a dependency it knows is down (domain/circuit-breaker.ts).
+  'DEPENDENCY_UNAVAILABLE'
+])
 
-function isUnavailable (err: unknown): boolean {
+/** Whether `err` (or an error it wraps) says a dependency could not be reached. */
+export function isUnavailable (err: unknown): boolean {
   for (let e = err as { code?: string, cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (typeof e.code === 'string' && (unavailableSqlStates.has(e.code) || unavailableErrnos.has(e.code))) return true
   }
   return false
 }
 
+/** Problems reported at most; a body wrong in thousands of places gets the first ones. */
+const MAX_DETAILS = 100
+
 function validationDetails (err: FastifyError): ErrorDetail[] {
   const where = err.validationContext ?? 'body'
-  return (err.validation ?? []).map((v) => {
+  return (err.validation ?? []).slice(0, MAX_DETAILS).map((v) => {
     const params = v.params as Record<string, unknown>
     let path = v.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
     // Ajv reports a missing property at its parent; name the property itself.
@@ -83,7 +95,8 @@ async function errorsPlugin (fastify: FastifyInstance) {
     const known = err.code ? clientErrors[err.code] : undefined
     if (known) return reply.code(known.status).send(errorBody(known.code, known.message))
     if (isUnavailable(err)) {
-      request.log.error({ err }, 'dependency unavailable')
+      // The dependency's breaker logs the outage once; a line per request would flood the log.
+      request.log.debug({ err: { message: err.message, code: err.code } }, 'dependency unavailable')
       return reply.code(503).header('retry-after', '1').send(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.'))
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
@@ -114,6 +127,33 @@ export function handleFrameworkError (err: FastifyError, request: FastifyRequest
   reply.header('x-request-id', request.id)
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send(errorBody('NOT_FOUND', 'Not found.'))
   return reply.code(400).send(errorBody('VALIDATION_ERROR', 'The URL is malformed.'))
+}
+
+/** Node's own refusals, before Fastify sees a request: status and message by error code. */
+const nodeClientErrors: Record<string, { status: number, message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (a bad
+ * header character, headers over the size limit, a request too slow to arrive)
+ * get the envelope and an X-Request-Id like every other answer, then the socket
+ * is closed. Only the error code is logged: the error's `rawPacket` holds the
+ * request's bytes, API key included.
+ */
+export function handleClientError (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const { status, message } = nodeClientErrors[err.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP.' }
+  this.log.debug({ code: err.code, status }, 'client error')
+  // A response already under way (an upload streaming to its handler) cannot get a second one.
+  const response = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage
+  if (socket.writable && !response?.headersSent) {
+    const body = JSON.stringify(errorBody('VALIDATION_ERROR', message))
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
 }
 
 export function handleNotFound (request: FastifyRequest, reply: FastifyReply) {

@@ -1,12 +1,17 @@
 // Where idempotency records live: Redis when REDIS_URL is set (shared by every
 // instance), otherwise the database. Both claim a key atomically before the
 // request runs, so two instances receiving the same key at once run it once.
-import { and, eq, lt, sql } from 'drizzle-orm'
+// A claim carries a token naming its request: a release drops the claim only
+// if it is still that request's, never another request's claim of the same key.
+// Redis is used through its breaker (plugins/redis.ts): while it is down every
+// call fails at once, and a call that fails opens it.
+import { and, eq, isNull, lt } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Redis } from 'ioredis'
+import { ReplyError, type Redis } from 'ioredis'
 import type { Db } from '../db/client.js'
 import { idempotencyRecords } from '../db/schema.js'
+import type { CircuitBreaker } from '../domain/circuit-breaker.js'
 
 export interface StoredResponse { statusCode: number, headers: Record<string, string>, body: string }
 
@@ -16,13 +21,16 @@ export interface IdempotencyRecord {
   response: StoredResponse | null
 }
 
+/** What a request claims a key with: its fingerprint, and a token naming the request. */
+export interface Claim { fingerprint: string, token: string }
+
 export interface IdempotencyStore {
   /** Claims `key` for a new request: null when claimed, else the record that holds it. */
-  claim: (key: string, fingerprint: string, lockMs: number) => Promise<IdempotencyRecord | null>
+  claim: (key: string, claim: Claim, lockMs: number) => Promise<IdempotencyRecord | null>
   /** Replaces the claim with the finished response, kept for `ttlMs`. */
   complete: (key: string, record: IdempotencyRecord, ttlMs: number) => Promise<void>
-  /** Drops a claim whose request ended without a storable outcome. */
-  release: (key: string) => Promise<void>
+  /** Drops the claim of `key` if it is still `claim`, unfinished. */
+  release: (key: string, claim: Claim) => Promise<void>
 }
 
 declare module 'fastify' {
@@ -31,23 +39,34 @@ declare module 'fastify' {
   }
 }
 
-export function redisIdempotencyStore (redis: Redis, prefix: string): IdempotencyStore {
+/** Deletes the key only while it holds exactly the claim that was set. */
+const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+
+/** Redis answering with an error is Redis up (and our bug); anything else is Redis away. */
+const isRedisOutage = (err: unknown) => !(err instanceof ReplyError)
+
+export function redisIdempotencyStore (redis: Redis, prefix: string, breaker: CircuitBreaker): IdempotencyStore {
+  const call = <T>(operation: () => Promise<T>) => breaker.call(operation, isRedisOutage)
+  const claimValue = (claim: Claim) => JSON.stringify({ fingerprint: claim.fingerprint, response: null, token: claim.token })
   return {
-    async claim (key, fingerprint, lockMs) {
+    async claim (key, claim, lockMs) {
       // A claim that vanishes between SET NX and GET (expiry) is simply retried.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const claimed = await redis.set(prefix + key, JSON.stringify({ fingerprint, response: null }), 'PX', lockMs, 'NX')
+        const claimed = await call(() => redis.set(prefix + key, claimValue(claim), 'PX', lockMs, 'NX'))
         if (claimed === 'OK') return null
-        const existing = await redis.get(prefix + key)
-        if (existing !== null) return JSON.parse(existing) as IdempotencyRecord
+        const existing = await call(() => redis.get(prefix + key))
+        if (existing !== null) {
+          const record = JSON.parse(existing) as IdempotencyRecord
+          return { fingerprint: record.fingerprint, response: record.response }
+        }
       }
       throw new Error('idempotency key kept changing hands')
     },
     async complete (key, record, ttlMs) {
-      await redis.set(prefix + key, JSON.stringify(record), 'PX', ttlMs)
+      await call(() => redis.set(prefix + key, JSON.stringify(record), 'PX', ttlMs))
     },
-    async release (key) {
-      await redis.del(prefix + key)
+    async release (key, claim) {
+      await call(() => redis.eval(releaseScript, 1, prefix + key, claimValue(claim)))
     }
   }
 }
@@ -55,14 +74,14 @@ export function redisIdempotencyStore (redis: Redis, prefix: string): Idempotenc
 export function databaseIdempotencyStore (db: Db): IdempotencyStore {
   const t = idempotencyRecords
   return {
-    async claim (key, fingerprint, lockMs) {
+    async claim (key, { fingerprint, token }, lockMs) {
       const now = Date.now()
       // Insert, or take over a record that has expired: one atomic statement.
       const claimed = await db.insert(t)
-        .values({ key, fingerprint, response: null, expiresAt: now + lockMs })
+        .values({ key, fingerprint, response: null, claimToken: token, expiresAt: now + lockMs })
         .onConflictDoUpdate({
           target: t.key,
-          set: { fingerprint, response: null, expiresAt: now + lockMs },
+          set: { fingerprint, response: null, claimToken: token, expiresAt: now + lockMs },
           setWhere: lt(t.expiresAt, now)
         })
         .returning({ key: t.key })
@@ -72,11 +91,11 @@ export function databaseIdempotencyStore (db: Db): IdempotencyStore {
     },
     async complete (key, record, ttlMs) {
       await db.update(t)
-        .set({ fingerprint: record.fingerprint, response: record.response, expiresAt: Date.now() + ttlMs })
+        .set({ fingerprint: record.fingerprint, response: record.response, claimToken: null, expiresAt: Date.now() + ttlMs })
         .where(eq(t.key, key))
     },
-    async release (key) {
-      await db.delete(t).where(and(eq(t.key, key), sql`${t.response} is null`))
+    async release (key, { token }) {
+      await db.delete(t).where(and(eq(t.key, key), isNull(t.response), eq(t.claimToken, token)))
     }
   }
 }
@@ -85,14 +104,14 @@ export function databaseIdempotencyStore (db: Db): IdempotencyStore {
 const SWEEP_INTERVAL_MS = 10 * 60_000
 
 async function idempotencyStorePlugin (fastify: FastifyInstance) {
-  if (fastify.redis) {
-    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}idem:`))
+  if (fastify.redis && fastify.redisHealth) {
+    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}idem:`, fastify.redisHealth))
     return
   }
   fastify.decorate('idempotencyStore', databaseIdempotencyStore(fastify.db))
   const sweep = setInterval(() => {
     fastify.db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, Date.now()))
-      .catch((err: unknown) => fastify.log.warn({ err }, 'could not sweep expired idempotency records'))
+      .catch((err: unknown) => fastify.log.warn({ err: { message: (err as Error).message } }, 'could not sweep expired idempotency records'))
   }, SWEEP_INTERVAL_MS)
   sweep.unref()
   fastify.addHook('onClose', async () => { clearInterval(sweep) })

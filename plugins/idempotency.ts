@@ -5,11 +5,21 @@
 // request: 422 IDEMPOTENCY_KEY_REUSED; while the first still runs: 409
 // IDEMPOTENCY_IN_PROGRESS. No Fastify plugin on npm does this against Redis with
 // an atomic claim, so it lives here.
-import { createHash } from 'node:crypto'
+//
+// A claim whose request ended without a storable outcome (5xx, 401, 429) is
+// released, so it never blocks the retries. When the store cannot be reached at
+// that moment, or a claim failed in a way that leaves it unknown whether it
+// landed (a hung Redis may still run a queued SET NX later), the claim is kept
+// here as abandoned and released as soon as the store answers again: at once
+// when Redis' breaker closes, before claiming that key again on this instance,
+// and every second until done.
+import { createHash, randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { DependencyUnavailableError } from '../domain/circuit-breaker.js'
 import { ApiError } from './errors.js'
+import type { Claim } from './idempotency-store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,7 +28,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The idempotency record this request claimed, if any. */
-    idempotencyClaim: { key: string, fingerprint: string } | null
+    idempotencyClaim: (Claim & { key: string }) | null
   }
 }
 
@@ -31,6 +41,9 @@ export const IdempotencyKeyHeader = Type.String({
 
 /** How long a claim lives if the instance running the request dies. */
 const IN_FLIGHT_LOCK_MS = 60_000
+/** Abandoned claims kept for release at most; past that the oldest simply expire with their lock. */
+const MAX_ABANDONED = 10_000
+const RELEASE_RETRY_MS = 1000
 
 /** JSON with object keys sorted: the same body in another key order is the same request. */
 function canonicalJson (value: unknown): string {
@@ -56,23 +69,69 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
   const ttlMs = fastify.config.IDEMPOTENCY_TTL_S * 1000
   fastify.decorateRequest('idempotencyClaim', null)
 
+  /** Store key → claims of it this instance still has to release. */
+  const abandoned = new Map<string, Claim[]>()
+
+  function abandon (key: string, claim: Claim) {
+    if (!abandoned.has(key) && abandoned.size >= MAX_ABANDONED) abandoned.delete(abandoned.keys().next().value!)
+    abandoned.set(key, [...(abandoned.get(key) ?? []), claim])
+  }
+
+  /** Releases the abandoned claims of `key`; throws (keeping the rest) if the store fails. */
+  async function releaseAbandoned (key: string) {
+    const claims = abandoned.get(key) ?? []
+    while (claims.length > 0) {
+      await store.release(key, claims[0])
+      claims.shift()
+    }
+    abandoned.delete(key)
+  }
+
+  let draining = false
+  async function drainAbandoned () {
+    if (draining) return
+    draining = true
+    try {
+      for (const key of [...abandoned.keys()]) await releaseAbandoned(key)
+    } catch {
+      // Still away: the next round tries again.
+    } finally {
+      draining = false
+    }
+  }
+  const retry = setInterval(() => { if (abandoned.size > 0) drainAbandoned() }, RELEASE_RETRY_MS)
+  retry.unref()
+  const onRedisBack = () => { drainAbandoned() }
+  fastify.redisHealth?.on('close', onRedisBack)
+  fastify.addHook('onClose', async () => {
+    clearInterval(retry)
+    fastify.redisHealth?.off('close', onRedisBack)
+  })
+
+  const storeUnavailable = () => new ApiError(503, 'SERVICE_UNAVAILABLE', 'Requests with an Idempotency-Key cannot be served right now; retry shortly.')
+
   async function claimIdempotencyKey (request: FastifyRequest, reply: FastifyReply) {
     const key = request.headers['idempotency-key']
     if (typeof key !== 'string' || !request.apiKey) return
     const storeKey = `${request.apiKey.shopId}:${key}`
-    const requestFingerprint = fingerprint(request)
+    const claim: Claim = { fingerprint: fingerprint(request), token: randomUUID() }
     let existing
     try {
-      existing = await store.claim(storeKey, requestFingerprint, IN_FLIGHT_LOCK_MS)
+      // A retry of a request whose claim this instance abandoned: that claim goes first.
+      if (abandoned.has(storeKey)) await releaseAbandoned(storeKey)
+      existing = await store.claim(storeKey, claim, IN_FLIGHT_LOCK_MS)
     } catch (err) {
-      request.log.error({ err }, 'idempotency store unavailable')
-      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Requests with an Idempotency-Key cannot be served right now; retry shortly.')
+      // Refused by a breaker: nothing was sent. Otherwise the claim may still land.
+      if (!(err instanceof DependencyUnavailableError)) abandon(storeKey, claim)
+      // The store's breaker logs the outage once; a line per request would flood the log.
+      request.log.debug({ err: { message: (err as Error).message } }, 'idempotency store unavailable')
+      throw storeUnavailable()
     }
     if (existing === null) {
-      request.idempotencyClaim = { key: storeKey, fingerprint: requestFingerprint }
+      request.idempotencyClaim = { key: storeKey, ...claim }
       return
     }
-    if (existing.fingerprint !== requestFingerprint) {
+    if (existing.fingerprint !== claim.fingerprint) {
       throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.')
     }
     if (existing.response === null) {
@@ -86,18 +145,20 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
     const claim = request.idempotencyClaim
     if (claim === null) return payload
     request.idempotencyClaim = null
+    const { key, ...held } = claim
+    if (!storable(reply.statusCode) || typeof payload !== 'string') {
+      await store.release(key, held).catch(() => abandon(key, held))
+      return payload
+    }
     try {
-      if (storable(reply.statusCode) && typeof payload === 'string') {
-        const contentType = reply.getHeader('content-type')
-        await store.complete(claim.key, {
-          fingerprint: claim.fingerprint,
-          response: { statusCode: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body: payload }
-        }, ttlMs)
-      } else {
-        await store.release(claim.key)
-      }
+      const contentType = reply.getHeader('content-type')
+      await store.complete(key, {
+        fingerprint: held.fingerprint,
+        response: { statusCode: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body: payload }
+      }, ttlMs)
     } catch (err) {
-      request.log.error({ err }, 'could not record idempotent response')
+      // The claim stays until its lock expires: releasing it would let a retry run a request that did run.
+      request.log.warn({ err: { message: (err as Error).message } }, 'could not record idempotent response')
     }
     return payload
   }

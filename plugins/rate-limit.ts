@@ -3,7 +3,8 @@
 // id; callers without a valid key are limited per client IP, and once an IP has
 // been refused, this instance stops looking its keys up in the database until
 // that window resets (remembered in memory: no extra Redis call per request).
-// Redis trouble fails open. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
+// Redis trouble fails open: behind Redis' breaker, windows move to memory
+// (plugins/rate-limit-store.ts) while it is down. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
 // responses carry the current IETF draft pair `RateLimit-Policy` and `RateLimit`.
 // Registering this plugin adds, for every route and the 404 handler of the scope:
 // resolve the key (unless the IP is exhausted), then count the request.
@@ -11,6 +12,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from './errors.js'
+import { redisOrMemoryStore } from './rate-limit-store.js'
 
 export function rateLimitKey (request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`
@@ -47,7 +49,7 @@ export class ExhaustedIps {
 }
 
 async function rateLimitPlugin (fastify: FastifyInstance) {
-  const { config, redis } = fastify
+  const { config, redis, redisHealth } = fastify
   const windowSeconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
   const exhaustedIps = new ExhaustedIps()
 
@@ -58,8 +60,7 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     enableDraftSpec: true,
     keyGenerator: rateLimitKey,
-    nameSpace: `${config.REDIS_PREFIX}rl:`,
-    ...(redis ? { redis } : {}),
+    ...(redis && redisHealth ? { store: redisOrMemoryStore(redis, redisHealth, `${config.REDIS_PREFIX}rl:`) } : {}),
     skipOnError: true,
     errorResponseBuilder (request, context) {
       if (!request.apiKey) exhaustedIps.add(request.ip, Date.now() + context.ttl)

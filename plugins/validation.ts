@@ -3,10 +3,14 @@
 // arrive as text, so there types are coerced. Every problem is reported at once.
 // The `x-decimals` keyword checks money: at most N digits after the point, judged
 // on the number's shortest decimal form (floating-point safe, unlike multipleOf).
-import { Ajv, type Options, type SchemaValidateFunction } from 'ajv'
+// Numbers must be finite and date-times must be ones JavaScript and Postgres
+// read alike, wherever they appear: an input that passed here never makes the
+// database or a Date throw.
+import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { parseDateTime } from '../domain/date-time.js'
 
 export function decimalPlaces (value: number): number {
   const text = String(value)
@@ -21,8 +25,11 @@ export function decimalPlaces (value: number): number {
 }
 
 function createAjv (options: Options): Ajv {
-  const ajv = new Ajv({ useDefaults: true, removeAdditional: true, allErrors: true, ...options })
+  // strictNumbers: a JSON body's 1e400 parses as Infinity, which Ajv would
+  // otherwise take for a number and skip its minimum / maximum.
+  const ajv = new Ajv({ useDefaults: true, removeAdditional: true, allErrors: true, strictNumbers: true, ...options })
   addFormats.default(ajv)
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => parseDateTime(text) !== null })
   const validateDecimals: SchemaValidateFunction = function (places: number, value: number) {
     if (decimalPlaces(value) <= places) return true
     validateDecimals.errors = [{ keyword: 'x-decimals', message: `must have at most ${places} decimal places`, params: { places } }]
@@ -32,11 +39,39 @@ function createAjv (options: Options): Ajv {
   return ajv
 }
 
+/** The path of the first number in `data` (an object of query, params or headers) that is not finite. */
+function nonFinitePath (data: unknown): string | null {
+  if (data === null || typeof data !== 'object') return null
+  for (const [key, value] of Object.entries(data)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'number' && !Number.isFinite(item)) return `/${key}`
+    }
+  }
+  return null
+}
+
+/**
+ * Ajv coerces the text `1e309` (or `Infinity`) into Infinity and then skips the
+ * number's range keywords, strictNumbers or not; so a coerced query, path or
+ * header value gets one more check here, before it can reach the database.
+ */
+function withFiniteNumbers (validate: ValidateFunction): ValidateFunction {
+  const checked = function (data: unknown) {
+    const valid = validate(data)
+    const path = valid ? nonFinitePath(data) : null
+    checked.errors = path === null
+      ? validate.errors
+      : [{ instancePath: path, schemaPath: '#/type', keyword: 'type', params: {}, message: 'must be a finite number' } satisfies ErrorObject]
+    return valid && path === null
+  } as ValidateFunction
+  return checked
+}
+
 async function validationPlugin (fastify: FastifyInstance) {
   const bodyAjv = createAjv({ coerceTypes: false })
   const textAjv = createAjv({ coerceTypes: 'array' })
   fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema))
+    httpPart === 'body' ? bodyAjv.compile(schema) : withFiniteNumbers(textAjv.compile(schema)))
 }
 
 export default fp(validationPlugin, { name: 'validation' })

@@ -1,11 +1,29 @@
-// Liveness and readiness for load balancers and orchestrators.
+// Liveness and readiness for load balancers and orchestrators. Readiness runs a
+// list of named checks, each bounded in time, and a 503 names every one that failed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { errorBody } from '../plugins/errors.js'
 import { Envelope, ErrorBody } from '../schemas/common.js'
 
 const Status = Envelope(Type.Object({ status: Type.String() }))
 
+/** A dependency the instance needs to serve: `check` rejects when it cannot. */
+export interface ReadinessCheck { name: string, check: () => Promise<unknown> }
+
+/** How long one check may take before it counts as failed. */
+const CHECK_TIMEOUT_MS = 1000
+
+function withinTimeout (check: () => Promise<unknown>): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS) })
+  return Promise.race([check(), expired]).finally(() => clearTimeout(timer))
+}
+
 const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const checks: ReadinessCheck[] = [{ name: 'database', check: () => fastify.database.ping() }]
+  const { redis } = fastify
+  if (redis) checks.push({ name: 'redis', check: () => redis.ping() })
+
   fastify.get('/healthz', {
     schema: { tags: ['service'], summary: 'The process is up', response: { 200: Status } }
   }, async function healthz () {
@@ -13,14 +31,18 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.get('/readyz', {
-    schema: { tags: ['service'], summary: 'The database (and Redis, when configured) answer', response: { 200: Status, 503: Type.Ref(ErrorBody) } }
+    schema: {
+      tags: ['service'],
+      summary: 'The database (and Redis, when configured) answer',
+      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names the failed ones in its message and in \`details\` (\`path\`: \`database\` or \`redis\`).`,
+      response: { 200: Status, 503: Type.Ref(ErrorBody) }
+    }
   }, async function readyz (_request, reply) {
-    const checks: Array<Promise<unknown>> = [fastify.database.ping()]
-    if (fastify.redis) checks.push(fastify.redis.ping())
-    try {
-      await Promise.all(checks)
-    } catch {
-      return reply.code(503).send({ success: false as const, error: { code: 'SERVICE_UNAVAILABLE', message: 'A dependency is not reachable.' } })
+    const results = await Promise.allSettled(checks.map(({ check }) => withinTimeout(check)))
+    const failed = checks.filter((_check, i) => results[i].status === 'rejected').map(({ name }) => name)
+    if (failed.length > 0) {
+      const details = failed.map((name) => ({ path: name, message: 'is not reachable' }))
+      return reply.code(503).send(errorBody('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(' and ')} not reachable.`, details))
     }
     return { success: true as const, data: { status: 'ready' } }
   })

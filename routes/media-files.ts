@@ -31,7 +31,7 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: MediaFileParams,
       response: {
         200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes.' }),
-        304: Type.Null({ description: 'Not modified.' }),
+        304: Type.Unsafe({ description: 'Not modified: no body.' }),
         404: Type.Ref(ErrorBody)
       }
     }
@@ -42,7 +42,8 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (!file) throw fileNotFound()
     const etag = `"${file.sha256}"`
     reply.header('etag', etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff')
-    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send(null)
+    // No payload at all: a 304 has no body, so it must not announce a JSON one either.
+    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return reply.type(file.mime).send(file.data)
   })
 }

@@ -15,9 +15,8 @@ export const MessageSchema = Type.Object({
 export const MessageListQuery = Type.Object({
   cursor: Type.Optional(Type.String({
     format: 'date-time',
-    // Years 0001–9999: what Postgres and ISO 8601 without extensions can both hold.
-    pattern: '^(?!0000)\\d{4}-',
-    description: 'Return only messages created strictly after this time: pass the previous `nextCursor`. Omit to start from the first message.'
+    description: 'Return only messages created strictly after this time: pass the previous `nextCursor`. Omit to start from the first message. ' +
+      'An RFC 3339 date-time with seconds 00–59, an offset within ±15:59 and a year 0001–9999.'
   })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Messages per call (1–100, default 50).' })
 })

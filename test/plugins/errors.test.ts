@@ -1,7 +1,20 @@
 // The envelope on every failure: unknown routes, bad JSON, oversized bodies,
 // wrong content types, NUL characters, malformed ids; and request ids.
+import { connect } from 'node:net'
 import t from 'tap'
 import { build, createShop, internalHeaders } from '../helper.js'
+
+/** Sends raw bytes to a listening app; resolves with everything it answers before closing. */
+function rawRequest (port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    let received = ''
+    socket.on('data', (chunk) => { received += chunk })
+    socket.on('close', () => resolve(received))
+    socket.on('error', reject)
+    socket.end(bytes)
+  })
+}
 
 t.test('failures use the envelope', async (t) => {
   const app = await build(t)
@@ -133,6 +146,25 @@ t.test('failures use the envelope', async (t) => {
       t.equal(res.statusCode, status, url.slice(0, 40))
       t.equal(res.json().error.code, code)
       t.ok(res.headers['x-request-id'])
+    }
+  })
+
+  t.test('requests Node itself refuses (bad header, headers too large) get the envelope and a request id', async (t) => {
+    const server = await build(t)
+    await server.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = server.server.address() as { port: number }
+    const cases: Array<[string, string, number]> = [
+      ['a bad header character', `GET /v1/categories HTTP/1.1\r\nHost: x\r\nAuthorization: ${shop.headers.authorization}\r\nX-Bad: a\u0001b\r\n\r\n`, 400],
+      ['headers over 16 KB', `GET /v1/categories HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431],
+      ['not HTTP at all', 'HELLO\r\n\r\n', 400]
+    ]
+    for (const [name, bytes, status] of cases) {
+      const answer = await rawRequest(port, bytes)
+      t.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), name)
+      t.match(answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i, `${name}: X-Request-Id`)
+      t.match(answer, /\r\ncontent-type: application\/json/i, `${name}: JSON`)
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+      t.match(body, { success: false, error: { code: 'VALIDATION_ERROR', message: String } }, `${name}: the envelope`)
     }
   })
 

@@ -103,6 +103,7 @@ t.test('Redis down: limits fail open, idempotent requests fail closed, then it r
   t.ok(Date.now() - started < 5000, 'nobody waits on the dead Redis for long')
   const ready = await app.inject({ method: 'GET', url: '/readyz' })
   t.equal(ready.statusCode, 503, 'not ready without Redis')
+  t.same(ready.json().error.details, [{ path: 'redis', message: 'is not reachable' }], '/readyz names Redis, and only Redis')
 
   await relay.restore()
   let recovered = false

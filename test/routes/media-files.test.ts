@@ -37,6 +37,15 @@ t.test('If-None-Match with the ETag is 304 without a body', async (t) => {
     t.equal(res.headers.etag, etag)
     t.match(res.headers['cache-control'], /immutable/)
   }
+  // On the wire too: no body, and no Content-Type or Content-Length announcing one.
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const wire = await fetch(`http://127.0.0.1:${port}/${filePath}`, { headers: { 'if-none-match': etag } })
+  t.equal(wire.status, 304)
+  t.equal(wire.headers.get('content-type'), null, 'no Content-Type')
+  t.notOk(Number(wire.headers.get('content-length')), 'no Content-Length beyond 0')
+  t.equal(await wire.text(), '')
+
   const changed = await app.inject({ method: 'GET', url: `/${filePath}`, headers: { 'if-none-match': '"something-else"' } })
   t.equal(changed.statusCode, 200)
   t.same(changed.rawPayload, images.png)

@@ -3,11 +3,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { createCategory } from '../../../db/categories.js'
 import { CategoryInputSchema, CategorySchema } from '../../../schemas/catalog.js'
+import { CATEGORY_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
 import { internalSecurity } from '../../../schemas/operator.js'
 
 const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/', {
+    bodyLimit: CATEGORY_BODY_LIMIT,
     schema: {
       tags: ['internal'],
       summary: 'Create a category',

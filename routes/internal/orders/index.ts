@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { postMessage } from '../../../db/messages.js'
 import { confirmOrder, createPurchase } from '../../../db/orders.js'
+import { PURCHASE_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
 import { MessageBody, MessageSchema, messageView } from '../../../schemas/messages.js'
 import { internalSecurity } from '../../../schemas/operator.js'
@@ -14,6 +15,7 @@ const OrderEnvelope = Envelope(Type.Object({ order: OrderSchema }))
 
 const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/', {
+    bodyLimit: PURCHASE_BODY_LIMIT,
     schema: {
       tags: ['internal'],
       summary: 'Record a buyer\'s paid purchase',

@@ -1,6 +1,10 @@
 // POST /v1/media: upload a product image. The type is decided from the bytes
 // (magic numbers), never from the client's Content-Type: only JPEG, PNG, WebP
 // and GIF are images here; SVG, HTML, PDF and anything else are refused.
+// The upload is exactly one part, the file; its size is counted here as it
+// arrives, not taken from busboy's `truncated` flag, which is not reliable
+// (fastify-multipart issues #542, #428).
+import type { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
@@ -23,14 +27,18 @@ const imageTypes: Record<string, { ext: string, mime: string }> = {
 
 const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(multipart, {
-    limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, parts: 20, fieldSize: 1024 }
+    // Room for one part more than allowed, so that a second part reaches
+    // readImagePart and is refused there; a file one byte over the limit, so the
+    // count below sees it. Busboy stops parsing past these.
+    limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 2, fields: 1, parts: 2, fieldSize: 1024, headerPairs: 20 },
+    throwFileSizeLimit: false
   })
 
   fastify.post('/', {
     schema: {
       tags: ['catalog'],
       summary: 'Upload an image',
-      description: 'multipart/form-data with one part named `file` (at most 10 MB, larger: 413). The type is read from the bytes: ' +
+      description: 'multipart/form-data with exactly one part, a file named `file` (at most 10 MB, larger: 413; any other part: 400). The type is read from the bytes: ' +
         'JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever Content-Type the part claims. ' +
         'Pass the returned `id` as a product\'s `imageId`; the file is public at PUBLIC_BASE_URL + `/` + `filePath`.',
       security: sellerSecurity,
@@ -47,20 +55,50 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 }
 
+const onePartOnly = () => validationError('Send exactly one part: the image, as a file in the part named `file`.')
+const tooLarge = () => new ApiError(413, 'VALIDATION_ERROR', 'The file is larger than 10 MB.')
+
 /**
- * The bytes of the part named `file`. A malformed multipart body (no boundary,
- * truncated parts) is the client's fault: busboy's bare errors become a 400,
- * while the plugin's own coded errors (too large, too many files) keep their mapping.
+ * The stream's bytes, or null once they exceed `max`; read to its end either way
+ * (keeping nothing past `max`), so the request body is consumed and the client,
+ * still sending, gets the answer on a connection it can reuse.
+ */
+async function readAtMost (stream: Readable, max: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size <= max) chunks.push(chunk)
+  }
+  return size > max ? null : Buffer.concat(chunks, size)
+}
+
+/**
+ * The bytes of the only part, a file named `file`. Every part is read to its
+ * end before refusing anything (see readAtMost). A malformed multipart body (no
+ * boundary, truncated parts) is the client's fault: busboy's bare errors become
+ * a 400, while the plugin's own coded errors keep their mapping.
  */
 async function readImagePart (request: FastifyRequest): Promise<Buffer> {
+  let image: Buffer | undefined
+  let refusal: ApiError | undefined
   try {
-    const part = await request.file()
-    if (!part || part.fieldname !== 'file') throw validationError('Send the image as a file in the multipart part named `file`.')
-    return await part.toBuffer()
+    for await (const part of request.parts()) {
+      const wanted = image === undefined && refusal === undefined && part.type === 'file' && part.fieldname === 'file'
+      if (!wanted) refusal ??= onePartOnly()
+      if (part.type !== 'file') continue
+      const bytes = await readAtMost(part.file, wanted ? MAX_IMAGE_BYTES : 0)
+      if (!wanted) continue
+      if (bytes === null) refusal = tooLarge()
+      else image = bytes
+    }
   } catch (err) {
     if (err instanceof ApiError || (err as { code?: string }).code?.startsWith('FST_')) throw err
     throw validationError(`The multipart body is malformed: ${(err as Error).message}.`)
   }
+  if (refusal) throw refusal
+  if (image === undefined) throw onePartOnly()
+  return image
 }
 
 export default mediaRoutes

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { listMessages, postMessage } from '../../../db/messages.js'
+import { parseDateTime } from '../../../domain/date-time.js'
 import { notFound } from '../../../plugins/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { MessageBody, MessageList, MessageListQuery, MessageSchema, messageView } from '../../../schemas/messages.js'
@@ -19,12 +20,13 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(MessageList), ...CommonErrors }
     }
   }, async function readChat (request) {
-    const { cursor, limit } = request.query
+    const { limit } = request.query
+    // The instant as the API writes it (UTC, milliseconds), the same for the query and the echo.
+    const cursor = request.query.cursor === undefined ? undefined : parseDateTime(request.query.cursor)!.toISOString()
     const rows = await listMessages(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, cursor, limit)
     if (rows === undefined) throw notFound('Order')
     const messages = rows.map(messageView)
-    // An echoed cursor is normalised to the API's own form (UTC, milliseconds).
-    const nextCursor = messages.at(-1)?.createdAt ?? (cursor === undefined ? null : new Date(cursor).toISOString())
+    const nextCursor = messages.at(-1)?.createdAt ?? cursor ?? null
     return { success: true as const, data: { messages, nextCursor } }
   })
 

@@ -4,11 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { cancelOrder, deliverOrder, getOrder, listOrders, takeOrder } from '../../../db/orders.js'
 import { deliveredValuesFrom, type OrderStatus } from '../../../domain/order-transitions.js'
+import { DELIVER_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { CancelBody, DeliverBody, OrderListQuery, OrderSchema, orderView } from '../../../schemas/orders.js'
 
 const OrderEnvelope = Envelope(Type.Object({ order: OrderSchema }))
-const transitionResponses = { 200: OrderEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
+const transitionResponses = { 200: OrderEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody), 413: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
 const idempotencyNote = 'Send an `Idempotency-Key` header to make a retry safe: the same request with the same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.'
 
 const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -61,6 +62,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/:id/deliver', {
+    bodyLimit: DELIVER_BODY_LIMIT,
     config: { idempotent: true },
     schema: {
       tags: ['orders'],

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { archiveProduct, createProduct, getProduct, listExternalProducts, listProducts, replaceProduct } from '../../../db/products.js'
 import { notFound } from '../../../plugins/errors.js'
+import { PRODUCT_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
   ArchiveInputSchema, ProductInputSchema, ProductListQuerySchema, ProductPageSchema, ProductSchema,
@@ -40,6 +41,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/', {
+    bodyLimit: PRODUCT_BODY_LIMIT,
     config: { idempotent: true },
     schema: {
       tags: ['products'],
@@ -48,7 +50,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         ' Honours `Idempotency-Key`.',
       security: sellerSecurity,
       body: ProductInputSchema,
-      response: { 201: ProductEnvelope, 409: CommonErrors[400], 422: CommonErrors[400], ...CommonErrors }
+      response: { 201: ProductEnvelope, 409: CommonErrors[400], 413: CommonErrors[400], 422: CommonErrors[400], ...CommonErrors }
     }
   }, async function createShopProduct (request, reply) {
     const product = await createProduct(fastify.db, request.apiKey!.shopId, request.body)
@@ -71,6 +73,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.put('/:id', {
+    bodyLimit: PRODUCT_BODY_LIMIT,
     schema: {
       tags: ['products'],
       summary: 'Replace a product',
@@ -79,7 +82,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       security: sellerSecurity,
       params: IdParams,
       body: ProductInputSchema,
-      response: { 200: ProductEnvelope, ...CommonErrors }
+      response: { 200: ProductEnvelope, 413: CommonErrors[400], ...CommonErrors }
     }
   }, async function replaceShopProduct (request) {
     const product = await replaceProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body)

@@ -1,5 +1,6 @@
 // The operator API (CONTRACT section 8): its token, shops, rates, categories.
 import t from 'tap'
+import { MAX_FAILED_TOKENS } from '../../../routes/internal/index.js'
 import { build, createShop, internalHeaders } from '../../helper.js'
 
 t.test('operator API', async (t) => {
@@ -14,6 +15,34 @@ t.test('operator API', async (t) => {
     const shop = await createShop(app)
     const withShopKey = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: shop.headers, payload: { name: 'x' } })
     t.equal(withShopKey.statusCode, 401, 'a shop key is not the internal token')
+  })
+
+  t.test('unknown routes ask for the token first, so they cannot be listed without it', async (t) => {
+    const anonymous = await app.inject({ method: 'GET', url: '/internal/v1/no-such-route' })
+    t.equal(anonymous.statusCode, 401)
+    t.equal(anonymous.json().error.code, 'API_KEY_INVALID')
+    const known = await app.inject({ method: 'GET', url: '/internal/v1/shops/00000000-0000-4000-8000-000000000000/ledger' })
+    t.equal(known.statusCode, 401, 'same answer as for a route that exists')
+    const withToken = await app.inject({ method: 'GET', url: '/internal/v1/no-such-route', headers: internalHeaders })
+    t.equal(withToken.statusCode, 404)
+    t.equal(withToken.json().error.code, 'NOT_FOUND')
+  })
+
+  t.test('an IP sending wrong tokens is refused with 429 after MAX_FAILED_TOKENS', async (t) => {
+    const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`
+    const statuses = []
+    for (let i = 0; i < MAX_FAILED_TOKENS + 2; i++) {
+      const res = await app.inject({ method: 'GET', url: '/internal/v1/no-such-route', headers: { authorization: `Bearer guess-${i}-0123456789abcdef` }, remoteAddress: ip })
+      statuses.push(res.statusCode)
+    }
+    t.same(statuses, [...Array(MAX_FAILED_TOKENS).fill(401), 429, 429])
+    const right = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name: 'x' }, remoteAddress: ip })
+    t.equal(right.statusCode, 429, 'until the window ends, not even the right token is tried from that IP')
+    t.equal(right.json().error.code, 'RATE_LIMIT')
+    const retryAfter = Number(right.headers['retry-after'])
+    t.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`)
+    const elsewhere = await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internalHeaders, payload: { name: 'x' }, remoteAddress: '10.255.255.1' })
+    t.equal(elsewhere.statusCode, 201, 'other addresses are unaffected')
   })
 
   t.test('is absent without INTERNAL_TOKEN', async (t) => {

@@ -1,6 +1,17 @@
+import postgres from 'postgres'
 import t from 'tap'
-import { build, createShop } from '../../helper.js'
+import { build, createShop, fileDatabaseUrl } from '../../helper.js'
 import { images, multipartBody, upload } from '../../fixtures/images.js'
+
+async function storedImages (): Promise<number> {
+  const sql = postgres(await fileDatabaseUrl(), { max: 1, onnotice: () => {} })
+  try {
+    const [{ n }] = await sql`select count(*)::int as n from media`
+    return n
+  } finally {
+    await sql.end()
+  }
+}
 
 const mimes = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' } as const
 
@@ -52,6 +63,41 @@ t.test('a file over 10 MB is 413 VALIDATION_ERROR', async (t) => {
   images.png.copy(exactly)
   const ok = await upload(app, shop, exactly)
   t.equal(ok.statusCode, 201, 'exactly 10 MB is accepted')
+})
+
+t.test('over 10 MB is refused every time, whatever the chunking on the wire, and nothing is stored', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const before = await storedImages()
+  const big = Buffer.alloc(11 * 1024 * 1024)
+  images.png.copy(big)
+  const body = multipartBody([{ name: 'file', filename: 'big.png', contentType: 'image/png', data: big }])
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/media`, { method: 'POST', headers: { ...shop.headers, ...body.headers }, body: new Uint8Array(body.payload) })
+    t.equal(res.status, 413, `attempt ${i + 1}`)
+    t.equal((await res.json()).error.code, 'VALIDATION_ERROR')
+  }
+  t.equal(await storedImages(), before, 'no oversized image was stored')
+})
+
+t.test('one part only: a second file (or any other part) is 400 and nothing is stored', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const before = await storedImages()
+  const cases = {
+    'two files': [{ name: 'file', filename: 'a.png', contentType: 'image/png', data: images.png }, { name: 'file', filename: 'b.gif', contentType: 'image/gif', data: images.gif }],
+    'a file and another file': [{ name: 'file', filename: 'a.png', contentType: 'image/png', data: images.png }, { name: 'other', filename: 'b.png', contentType: 'image/png', data: images.png }],
+    'a field, then the file': [{ name: 'note', data: 'hello' }, { name: 'file', filename: 'a.png', contentType: 'image/png', data: images.png }]
+  }
+  for (const [name, parts] of Object.entries(cases)) {
+    const body = multipartBody(parts)
+    const res = await app.inject({ method: 'POST', url: '/v1/media', headers: { ...shop.headers, ...body.headers }, payload: body.payload })
+    t.equal(res.statusCode, 400, `${name}: ${res.body}`)
+    t.equal(res.json().error.code, 'VALIDATION_ERROR', name)
+  }
+  t.equal(await storedImages(), before, 'nothing was stored')
 })
 
 t.test('the image must be a file in the part named `file`', async (t) => {

@@ -1,0 +1,141 @@
+// `npm run bench:stall`: how long one request can block the event loop, for the
+// largest legal bodies (schemas/body-limits.ts) and for the worst illegal ones.
+// The app listens on 127.0.0.1; each request is sent alone over a real socket by
+// a client on a worker thread (so the client's own work is not counted) and
+// runs through the whole app (parse, validate, database, serialize) while
+// perf_hooks.monitorEventLoopDelay samples the app's loop every millisecond;
+// the worst delay of RUNS runs is reported. Target: no legal request blocks the
+// loop more than 100 ms (docs/reliability.md).
+//
+// On a machine shared with other work the figures stretch with the load (a
+// blocked loop waits for the CPU too); `nice -n -15 npm run bench:stall` as root
+// gives the measurement the CPU first.
+//
+// Env: DATABASE_URL (default local Postgres; a scratch database is created there
+// and dropped), REDIS_URL (default local Redis), STALL_RUNS (default 5).
+import os from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+import postgres from 'postgres'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../plugins/config.js'
+import { asciiJson, largestCategory, largestDelivery, largestProduct } from '../test/fixtures/largest-bodies.js'
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
+const RUNS = Number(process.env.STALL_RUNS || 5)
+const TOKEN = 'stall-measurement-internal-token'
+const TARGET_MS = 100
+
+const scratch = `seller_api_stall_${process.pid}`
+const withDatabase = (name: string) => { const u = new URL(DATABASE_URL); u.pathname = `/${name}`; return u.toString() }
+const admin = postgres(DATABASE_URL, { max: 1, onnotice: () => {} })
+await admin.unsafe(`create database ${scratch}`)
+
+const config = loadConfig({}, {
+  DATABASE_URL: withDatabase(scratch), REDIS_URL, REDIS_PREFIX: `${scratch}:`, INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'silent', DB_POOL_MAX: 4, RATE_LIMIT_MAX: 1_000_000
+})
+const app = await buildApp({ config })
+const internal = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }
+const histogram = monitorEventLoopDelay({ resolution: 1 })
+await app.listen({ port: 0, host: '127.0.0.1' })
+const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+
+interface Inject { method: string, url: string, headers: Record<string, string>, payload?: string }
+
+/** The client: a worker thread that sends one request per message and answers with its status. */
+const client = new Worker(`
+  const { parentPort } = require('node:worker_threads')
+  parentPort.on('message', async ({ url, method, headers, body }) => {
+    try {
+      const res = await fetch(url, { method, headers, body })
+      await res.arrayBuffer()
+      parentPort.postMessage(res.status)
+    } catch {
+      // A 413 answered (and the socket closed) before the whole body was sent.
+      parentPort.postMessage('closed')
+    }
+  })`, { eval: true })
+const send = (request: Inject) => new Promise<number | 'closed'>((resolve) => {
+  client.once('message', resolve)
+  client.postMessage({ url: base + request.url, method: request.method, headers: request.headers, body: request.payload })
+})
+
+/** The event-loop delay (ms) while `request` runs: worst and median of RUNS runs, and the statuses seen. */
+async function measure (request: () => Inject): Promise<{ worstMs: number, medianMs: number, statuses: Set<number | 'closed'> }> {
+  const delays: number[] = []
+  const statuses = new Set<number | 'closed'>()
+  for (let i = 0; i < RUNS; i++) {
+    const options = request()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    histogram.reset()
+    histogram.enable()
+    const status = await send(options)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    histogram.disable()
+    statuses.add(status)
+    delays.push(histogram.max / 1e6)
+  }
+  delays.sort((a, b) => a - b)
+  return { worstMs: delays.at(-1)!, medianMs: delays[Math.floor(delays.length / 2)], statuses }
+}
+
+try {
+  const shop = (await app.inject({ method: 'POST', url: '/internal/v1/shops', headers: internal, payload: JSON.stringify({ name: 'Stall' }) })).json().data.shop
+  const key = (await app.inject({ method: 'POST', url: `/internal/v1/shops/${shop.id}/api-keys`, headers: internal, payload: JSON.stringify({ name: 'k' }) })).json().data.secret
+  const seller = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+  const category = (await app.inject({ method: 'POST', url: '/internal/v1/categories', headers: internal, payload: asciiJson(largestCategory('stall/base')) })).json().data.category
+  const productBody = asciiJson(largestProduct(category))
+  const product = (await app.inject({ method: 'POST', url: '/v1/products', headers: seller, payload: productBody })).json().data.product
+  const smallProduct = (await app.inject({
+    method: 'POST', url: '/v1/products', headers: seller,
+    payload: JSON.stringify({ ...largestProduct(category), title: 'small', description: '', fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }], filters: [] })
+  })).json().data.product
+  const deliveryBody = asciiJson(largestDelivery())
+  let n = 0
+  const paidOrder = async () => {
+    const res = await app.inject({ method: 'POST', url: '/internal/v1/orders', headers: internal, payload: JSON.stringify({ productId: smallProduct.id, quantity: 1, fieldValues: [{ fieldId: smallProduct.fields[0].id, value: 'a@b.c' }] }) })
+    return res.json().data.order.id as string
+  }
+  const takenOrders: string[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const id = await paidOrder()
+    await app.inject({ method: 'POST', url: `/v1/orders/${id}/take`, headers: { authorization: seller.authorization } })
+    takenOrders.push(id)
+  }
+  const zeros = (bytes: number) => `{"values":[${'0,'.repeat(Math.floor(bytes / 2) - 20)}0]}`
+
+  const scenarios: Array<[string, boolean, () => Inject]> = [
+    [`POST /internal/v1/categories, largest (${(asciiJson(largestCategory('x')).length / 1e6).toFixed(1)} MB)`, true,
+      () => ({ method: 'POST', url: '/internal/v1/categories', headers: internal, payload: asciiJson(largestCategory(`stall/c${n++}`)) })],
+    [`POST /v1/products, largest (${(productBody.length / 1e6).toFixed(1)} MB), with Idempotency-Key`, true,
+      () => ({ method: 'POST', url: '/v1/products', headers: { ...seller, 'idempotency-key': `p${n++}` }, payload: productBody })],
+    [`PUT /v1/products/{id}, largest (${(productBody.length / 1e6).toFixed(1)} MB)`, true,
+      () => ({ method: 'PUT', url: `/v1/products/${product.id}`, headers: seller, payload: productBody })],
+    ['GET /v1/products/{id}, largest', true, () => ({ method: 'GET', url: `/v1/products/${product.id}`, headers: seller })],
+    ['GET /v1/products?limit=1 (a page of one largest product)', true, () => ({ method: 'GET', url: '/v1/products?limit=1', headers: seller })],
+    [`POST /v1/orders/{id}/deliver, largest (${(deliveryBody.length / 1e6).toFixed(1)} MB), with Idempotency-Key`, true,
+      () => ({ method: 'POST', url: `/v1/orders/${takenOrders.pop()}/deliver`, headers: { ...seller, 'idempotency-key': `d${n++}` }, payload: deliveryBody })],
+    ['illegal: deliver, 6 MB array of zeros (under the limit, over the value cap)', false,
+      () => ({ method: 'POST', url: '/v1/orders/00000000-0000-4000-8000-000000000000/deliver', headers: seller, payload: zeros(6_000_000) })],
+    ['illegal: take, 8 MiB array of zeros (over the limit)', false,
+      () => ({ method: 'POST', url: '/v1/orders/00000000-0000-4000-8000-000000000000/take', headers: seller, payload: zeros(8 * 1024 * 1024) })]
+  ]
+
+  console.log(`event-loop stall per request over ${RUNS} runs; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} cores`)
+  console.log('   worst   median  status  request')
+  let failed = false
+  for (const [name, legal, request] of scenarios) {
+    const { worstMs, medianMs, statuses } = await measure(request)
+    const verdict = legal ? (worstMs <= TARGET_MS ? 'ok' : 'OVER TARGET') : ''
+    if (legal && worstMs > TARGET_MS) failed = true
+    console.log(`${worstMs.toFixed(1).padStart(8)} ${medianMs.toFixed(1).padStart(8)}  ${[...statuses].join('/').padEnd(6)}  ${name}  ${verdict}`)
+  }
+  console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  process.exitCode = failed ? 1 : 0
+} finally {
+  await client.terminate()
+  await app.close()
+  await admin.unsafe(`drop database if exists ${scratch} with (force)`)
+  await admin.end()
+}
