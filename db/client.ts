@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
+import { lockDataDir } from './data-dir-lock.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -19,6 +20,8 @@ export interface Database {
   /** Applies pending migrations; safe when several instances start at once. */
   migrate: () => Promise<void>
   ping: () => Promise<void>
+  /** Postgres only (PGlite has no pool): connections busy, and queries queued for one. */
+  poolStats?: () => { max: number, inUse: number, waiting: number }
   close: () => Promise<void>
 }
 
@@ -63,22 +66,42 @@ async function openPostgres (url: string, max: number): Promise<Database> {
       }
     },
     async ping () { await client`select 1` },
+    // `stats` comes from our patch of postgres.js (patches/), as porsager/postgres#443 asks.
+    poolStats: () => ({ max, ...(client as unknown as { stats: { inUse: number, waiting: number } }).stats }),
     async close () { await client.end({ timeout: 5 }) }
   }
 }
+
+/**
+ * PGlite keeps Postgres' default shared_buffers (128 MB, plus the WASM heap
+ * around them): about 820 MB RSS. One process and a small catalog do not need
+ * that; 16 MB brings a restarted server to about 160 MB (see README, Deploying).
+ */
+const PGLITE_SHARED_BUFFERS = '16MB'
 
 async function openPglite (dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { drizzle } = await import('drizzle-orm/pglite')
   const { migrate } = await import('drizzle-orm/pglite/migrator')
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true })
-  const client = await PGlite.create(dataDir)
+  const inMemory = dataDir.startsWith('memory://')
+  if (!inMemory) mkdirSync(dataDir, { recursive: true })
+  const unlock = inMemory ? () => {} : lockDataDir(dataDir)
+  let client
+  try {
+    client = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] })
+  } catch (err) {
+    unlock()
+    throw err
+  }
   const db = drizzle({ client, schema })
   return {
     db: db as unknown as Db,
     kind: 'pglite',
     async migrate () { await migrate(db, { migrationsFolder }) },
     async ping () { await client.query('select 1') },
-    async close () { if (!client.closed) await client.close() }
+    async close () {
+      if (!client.closed) await client.close()
+      unlock()
+    }
   }
 }
