@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { Counter } from 'prom-client'
 import { ApiError } from './errors.js'
 
 declare module 'fastify' {
@@ -55,6 +56,12 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
   const store = fastify.idempotencyStore
   const ttlMs = fastify.config.IDEMPOTENCY_TTL_S * 1000
   fastify.decorateRequest('idempotencyClaim', null)
+  const outcomes = new Counter({
+    name: 'idempotency_outcomes_total',
+    help: 'Requests with an Idempotency-Key that did not run: replayed, key_reused (422) or in_progress (409).',
+    labelNames: ['outcome'] as const,
+    registers: [fastify.metrics]
+  })
 
   async function claimIdempotencyKey (request: FastifyRequest, reply: FastifyReply) {
     const key = request.headers['idempotency-key']
@@ -73,11 +80,14 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
       return
     }
     if (existing.fingerprint !== requestFingerprint) {
+      outcomes.inc({ outcome: 'key_reused' })
       throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.')
     }
     if (existing.response === null) {
+      outcomes.inc({ outcome: 'in_progress' })
       throw new ApiError(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.')
     }
+    outcomes.inc({ outcome: 'replayed' })
     const { statusCode, headers, body } = existing.response
     return reply.code(statusCode).headers(headers).header('idempotency-replayed', 'true').send(body)
   }
@@ -120,4 +130,4 @@ function toArray<T> (value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value]
 }
 
-export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['idempotency-store', 'auth'] })
+export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['idempotency-store', 'auth', 'metrics'] })

@@ -4,24 +4,15 @@
 // when SIGTERM arrives still completes.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
+import { freePort } from './fixtures/free-port.js'
 import { images, multipartBody } from './fixtures/images.js'
 import { productInput } from './fixtures/products.js'
 
 const root = new URL('..', import.meta.url).pathname
-
-function freePort (): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 interface Running { child: ChildProcess, output: () => string, exited: Promise<number | null> }
 
