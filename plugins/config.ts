@@ -13,9 +13,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 // Each `description` is what the error message says the variable accepts.
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'an address or host name to listen on' }),
+  HOST: Type.String({ pattern: '^\\S+$', default: '127.0.0.1', description: 'an address or host name to listen on' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' })),
-  DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'a directory path' }),
+  DATA_DIR: Type.String({ pattern: '^\\S', default: './data', description: 'a directory path' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' })),
   REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:', description: '1–64 characters of letters, digits and :_.-' }),
   INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'a token of at least 16 characters' })),
@@ -30,7 +30,7 @@ export const ConfigSchema = Type.Object({
   LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info', description: `one of ${LOG_LEVELS.join(', ')}` }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'an integer from 1 to 200' }),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'an integer from 1 to 65535, other than PORT' })),
-  METRICS_HOST: Type.Optional(Type.String({ minLength: 1, description: 'an address to serve /metrics on' })),
+  METRICS_HOST: Type.Optional(Type.String({ pattern: '^\\S+$', description: 'an address to serve /metrics on' })),
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'an integer of at least 0 (milliseconds; 0 turns the check off)' }),
   PRESSURE_MAX_HEAP_USED_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' }),
   PRESSURE_MAX_RSS_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' })
