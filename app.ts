@@ -12,6 +12,8 @@ import db from './plugins/db.js'
 import errors, { handleClientError, handleFrameworkError } from './plugins/errors.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
+import loadShedding from './plugins/load-shedding.js'
+import metrics from './plugins/metrics.js'
 import openapi from './plugins/openapi.js'
 import redis from './plugins/redis.js'
 import requestId, { requestIdFrom } from './plugins/request-id.js'
@@ -36,6 +38,8 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(jsonBody)
   await fastify.register(db, { database: options.database })
   await fastify.register(redis)
+  await fastify.register(metrics)
+  await fastify.register(loadShedding)
   await fastify.register(auth)
   await fastify.register(idempotencyStore)
   await fastify.register(openapi)

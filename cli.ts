@@ -1,157 +1,243 @@
+#!/usr/bin/env node
 // Operator commands over the same data layer as the service:
-//   npm run cli -- <command> [arguments]
-// It opens the database the service would (DATABASE_URL, else the embedded one in
-// DATA_DIR) and applies pending migrations first. The embedded database belongs
-// to one process at a time: stop the server before using the CLI on it.
+//   npm run cli -- <command> [arguments] [--json]      (or: node dist/cli.js …)
+// Results come in the operator API's shapes (money as numbers, the order view):
+// as readable lines, or with --json as the API's `data` object, for scripts.
+// Arguments are checked before the database opens. It opens the database the
+// service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
+// refuses while a running server holds it) and applies pending migrations first.
 import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
 import { upsertCurrencyRate } from './db/currency-rates.js'
 import { confirmOrder, createPurchase } from './db/orders.js'
 import { seedDemoShop } from './db/demo.js'
+import { explainOpenFailure } from './db/open-failure.js'
 import { createShop, findShop } from './db/shops.js'
 import { seedTaxonomy } from './db/taxonomy.js'
 import { isUuid } from './domain/ids.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
-import { loadConfig } from './plugins/config.js'
+import { ConfigError, loadConfig } from './plugins/config.js'
 import { ApiError } from './plugins/errors.js'
-import { CurrencyCodeSchema } from './schemas/catalog.js'
+import { currencyRateView, CurrencyCodeSchema } from './schemas/catalog.js'
+import { apiKeyView } from './schemas/operator.js'
+import { orderView, type Order } from './schemas/orders.js'
 
-interface Command {
-  usage: string
-  summary: string
-  run: (db: Db, args: string[]) => Promise<unknown>
-}
+const PROGRAM = 'shop-seller-api'
 
 class UsageError extends Error {}
+
+/** A command: `parse` checks the arguments (no database yet), `run` does the job, `print` shows it to a person. */
+interface Command<I, O> {
+  usage: string
+  summary: string
+  help: string
+  parse: (args: string[]) => I
+  run: (db: Db, input: I) => Promise<O>
+  print: (output: O) => string
+}
+
+const command = <I, O>(c: Command<I, O>) => c as unknown as Command<unknown, unknown>
 
 const currencyCode = new RegExp(CurrencyCodeSchema.pattern!)
 const MAX_RATE = 1_000_000_000n * 1_000_000n
 
-async function requireShop (db: Db, shopId: string | undefined) {
-  if (!shopId || !isUuid(shopId)) throw new UsageError('a shop id (UUID) is required')
-  const shop = await findShop(db, shopId)
-  if (!shop) throw new UsageError(`no shop ${shopId}`)
-  return shop
+function uuid (value: string | undefined, what: string): string {
+  if (!value || !isUuid(value)) throw new UsageError(`${what} (a UUID) is required`)
+  return value
 }
 
-const commands: Record<string, Command> = {
-  'shop:create': {
+function text (value: string | undefined, what: string): string {
+  if (!value?.trim()) throw new UsageError(`${what} is required`)
+  return value.trim()
+}
+
+function exactly (args: string[], count: number) {
+  if (args.length > count) throw new UsageError(`unexpected argument "${args[count]}"`)
+}
+
+async function requireShop (db: Db, shopId: string) {
+  if (!await findShop(db, shopId)) throw new ApiError(404, 'ORDER_NOT_FOUND', `Shop ${shopId} not found.`)
+}
+
+type ApiKey = ReturnType<typeof apiKeyView>
+const keyLine = (k: ApiKey) => `${k.id}  ${k.prefix}…  ${k.name}  created ${k.createdAt}` +
+  (k.lastUsedAt ? `  last used ${k.lastUsedAt}` : '') + (k.revokedAt ? `  REVOKED ${k.revokedAt}` : '')
+const orderLines = (o: Order) => [
+  `order ${o.id}: ${o.status}`,
+  `  ${o.quantity} × ${o.productTitle} (product ${o.productId}), ${o.amount} RUB, placed ${o.createdAt}`,
+  ...o.fieldValues.map((f) => `  ${f.label}: ${f.value}`)
+].join('\n')
+
+const commands: Record<string, Command<unknown, unknown>> = {
+  'shop:create': command({
     usage: 'shop:create <name>',
     summary: 'Create a shop',
-    async run (db, [name]) {
-      if (!name?.trim()) throw new UsageError('a shop name is required')
-      return { shop: await createShop(db, name.trim()) }
-    }
-  },
-  'key:create': {
+    help: 'Creates a shop, like POST /internal/v1/shops. Output: {shop}.',
+    parse: (args) => { exactly(args, 1); return text(args[0], 'a shop name') },
+    run: async (db, name: string) => {
+      const shop = await createShop(db, name)
+      return { shop: { ...shop, createdAt: shop.createdAt.toISOString() } }
+    },
+    print: ({ shop }) => `shop ${shop.id} "${shop.name}" created ${shop.createdAt}`
+  }),
+  'key:create': command({
     usage: 'key:create <shopId> <name>',
     summary: 'Create an API key (the secret is printed once)',
-    async run (db, [shopId, name]) {
+    help: 'Creates an API key, like POST /internal/v1/shops/{shopId}/api-keys. Output: {apiKey, secret}; only the hash of the secret is kept.',
+    parse: (args) => { exactly(args, 2); return { shopId: uuid(args[0], 'a shop id'), name: text(args[1], 'a key name') } },
+    run: async (db, { shopId, name }) => {
       await requireShop(db, shopId)
-      if (!name?.trim()) throw new UsageError('a key name is required')
-      return createApiKey(db, shopId, name.trim())
-    }
-  },
-  'key:list': {
+      const { apiKey, secret } = await createApiKey(db, shopId, name)
+      return { apiKey: apiKeyView(apiKey), secret }
+    },
+    print: ({ apiKey, secret }) => `${keyLine(apiKey)}\nsecret: ${secret}   (shown only now)`
+  }),
+  'key:list': command({
     usage: 'key:list <shopId>',
     summary: 'List a shop\'s API keys (never the secrets)',
-    async run (db, [shopId]) {
+    help: 'Lists a shop\'s API keys, like GET /internal/v1/shops/{shopId}/api-keys. Output: {apiKeys}.',
+    parse: (args) => { exactly(args, 1); return uuid(args[0], 'a shop id') },
+    run: async (db, shopId: string) => {
       await requireShop(db, shopId)
-      return { apiKeys: await listApiKeys(db, shopId) }
-    }
-  },
-  'key:revoke': {
+      return { apiKeys: (await listApiKeys(db, shopId)).map(apiKeyView) }
+    },
+    print: ({ apiKeys }) => apiKeys.length ? apiKeys.map(keyLine).join('\n') : '(no keys)'
+  }),
+  'key:revoke': command({
     usage: 'key:revoke <shopId> <keyId>',
     summary: 'Revoke an API key (effective on the next request)',
-    async run (db, [shopId, keyId]) {
-      await requireShop(db, shopId)
-      if (!keyId || !isUuid(keyId)) throw new UsageError('a key id (UUID) is required')
+    help: 'Revokes an API key on every instance at once, like POST /internal/v1/shops/{shopId}/api-keys/{keyId}/revoke. Output: {apiKey}.',
+    parse: (args) => { exactly(args, 2); return { shopId: uuid(args[0], 'a shop id'), keyId: uuid(args[1], 'a key id') } },
+    run: async (db, { shopId, keyId }) => {
       const apiKey = await revokeApiKey(db, shopId, keyId)
-      if (!apiKey) throw new UsageError(`no key ${keyId} in shop ${shopId}`)
-      return { apiKey }
-    }
-  },
-  'rate:set': {
+      if (!apiKey) throw new ApiError(404, 'ORDER_NOT_FOUND', `API key ${keyId} of shop ${shopId} not found.`)
+      return { apiKey: apiKeyView(apiKey) }
+    },
+    print: ({ apiKey }) => keyLine(apiKey)
+  }),
+  'rate:set': command({
     usage: 'rate:set <shopId> <code> <rate>',
     summary: 'Create or update a currency rate (rubles per unit)',
-    async run (db, [shopId, code, rate]) {
-      await requireShop(db, shopId)
+    help: 'Sets a shop\'s rate, like PUT /internal/v1/shops/{shopId}/currency-rates/{code}. <code>: ' +
+      `${CurrencyCodeSchema.description} <rate>: rubles per unit, above 0 and at most 1 000 000 000, up to 6 decimals. Output: {rate}.`,
+    parse: (args) => {
+      exactly(args, 3)
+      const [shopId, code, rate] = args
       if (!code || !currencyCode.test(code)) throw new UsageError(CurrencyCodeSchema.description!)
       let scaled: bigint
       try { scaled = toScaled(rate ?? '', 6) } catch { throw new UsageError('the rate is a decimal with at most 6 decimals') }
       if (scaled <= 0n || scaled > MAX_RATE) throw new UsageError('the rate must be above 0 and at most 1 000 000 000')
-      return { rate: await upsertCurrencyRate(db, shopId, code, rateToDecimal(rate)) }
-    }
-  },
-  'order:purchase': {
+      return { shopId: uuid(shopId, 'a shop id'), code, rate: rateToDecimal(rate) }
+    },
+    run: async (db, { shopId, code, rate }) => {
+      await requireShop(db, shopId)
+      return { rate: currencyRateView(await upsertCurrencyRate(db, shopId, code, rate)) }
+    },
+    print: ({ rate }) => `1 ${rate.code} = ${rate.rate} RUB (rate ${rate.id}, updated ${rate.updatedAt})`
+  }),
+  'order:purchase': command({
     usage: 'order:purchase <productId> [quantity] [fieldId=value …]',
     summary: 'Place a buyer\'s paid order (select fields take option ids)',
-    async run (db, [productId, quantity = '1', ...values]) {
-      if (!productId || !isUuid(productId)) throw new UsageError('a product id (UUID) is required')
+    help: 'Places a paid order as a buyer would, like POST /internal/v1/orders. quantity: 1–1000 (default 1). ' +
+      'Each required field needs fieldId=value; a select field takes option ids, comma-separated when multiple. Output: {order}.',
+    parse: ([productId, quantity = '1', ...values]) => {
       if (!/^\d+$/.test(quantity)) throw new UsageError('the quantity is a whole number')
       const fieldValues = values.map((pair) => {
         const at = pair.indexOf('=')
         if (at < 1) throw new UsageError(`field values are fieldId=value, not "${pair}"`)
         return { fieldId: pair.slice(0, at), value: pair.slice(at + 1) }
       })
-      return { order: await createPurchase(db, { productId, quantity: Number(quantity), fieldValues }) }
-    }
-  },
-  'order:confirm': {
+      return { productId: uuid(productId, 'a product id'), quantity: Number(quantity), fieldValues }
+    },
+    run: async (db, input) => ({ order: orderView(await createPurchase(db, input)) }),
+    print: ({ order }) => orderLines(order)
+  }),
+  'order:confirm': command({
     usage: 'order:confirm <orderId>',
     summary: 'The buyer confirms receipt: awaiting_confirmation -> completed, shop credited',
-    async run (db, [orderId]) {
-      if (!orderId || !isUuid(orderId)) throw new UsageError('an order id (UUID) is required')
-      return { order: await confirmOrder(db, orderId) }
-    }
-  },
-  'seed:demo': {
+    help: 'Confirms receipt as the buyer, like POST /internal/v1/orders/{id}/confirm. Output: {order}.',
+    parse: (args) => { exactly(args, 1); return uuid(args[0], 'an order id') },
+    run: async (db, orderId: string) => ({ order: orderView(await confirmOrder(db, orderId)) }),
+    print: ({ order }) => orderLines(order)
+  }),
+  'seed:demo': command({
     usage: 'seed:demo [shop name]',
     summary: 'Create a demo shop with a USD rate, an external product and an API key',
-    async run (db, [name]) {
+    help: 'Seeds the category taxonomy (if missing) and a demo shop. Output: {shopId, productId, secret}.',
+    parse: (args) => { exactly(args, 1); return args[0]?.trim() || 'Demo shop' },
+    run: async (db, name: string) => {
       await seedTaxonomy(db)
-      return seedDemoShop(db, name ?? 'Demo shop')
-    }
-  }
+      return seedDemoShop(db, name)
+    },
+    print: ({ shopId, productId, secret }) => `demo shop ${shopId}\nproduct  ${productId}\nAPI key  ${secret}   (shown only now)`
+  })
 }
 
-function help (): string {
+function usage (): string {
   const width = Math.max(...Object.values(commands).map((c) => c.usage.length))
-  return ['Usage: npm run cli -- <command> [arguments]', '', 'Commands:',
-    ...Object.values(commands).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`)].join('\n')
+  return [`Usage: ${PROGRAM} <command> [arguments] [--json]`, `       ${PROGRAM} <command> --help`, '',
+    'Also run as `npm run cli -- …` (sources) or `node dist/cli.js …` (a build).', '', 'Commands:',
+    ...Object.values(commands).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`), '',
+    'Options:', '  --json   print the result as JSON in the operator API\'s shape (the `data` object)',
+    '  --help   this text, or a command\'s own'].join('\n')
 }
 
-async function main (argv: string[]) {
-  const [name, ...args] = argv
-  const command = name ? commands[name] : undefined
-  if (!command) {
-    console.log(help())
-    return name && name !== 'help' && name !== '--help' ? 2 : 0
-  }
-  const config = loadConfig()
-  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 1 })
-  try {
-    await database.migrate()
-    const result = await command.run(database.db, args)
-    console.log(JSON.stringify(result, null, 2))
-    return 0
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`error: ${err.message}\nusage: npm run cli -- ${command.usage}`)
+const commandHelp = (c: Command<unknown, unknown>) => `Usage: ${PROGRAM} ${c.usage} [--json]\n\n${c.summary}.\n${c.help}`
+
+async function main (argv: string[]): Promise<number> {
+  const json = argv.includes('--json')
+  const wantsHelp = argv.includes('--help') || argv.includes('-h')
+  const [name, ...args] = argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h')
+  const selected = name ? commands[name] : undefined
+  if (!selected) {
+    if (name && name !== 'help') {
+      process.stderr.write(`error: unknown command "${name}"\n\n${usage()}\n`)
       return 2
     }
-    if (err instanceof ApiError) {
-      const details = err.details?.map((d) => `\n  ${d.path}: ${d.message}`).join('') ?? ''
-      console.error(`error: ${err.code}: ${err.message}${details}`)
-      return 1
-    }
-    throw err
+    process.stdout.write(usage() + '\n')
+    return 0
+  }
+  if (wantsHelp) {
+    process.stdout.write(commandHelp(selected) + '\n')
+    return 0
+  }
+  let input: unknown
+  try {
+    input = selected.parse(args)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    process.stderr.write(`error: ${err.message}\nusage: ${PROGRAM} ${selected.usage}   (${PROGRAM} ${name} --help)\n`)
+    return 2
+  }
+
+  const config = loadConfig()
+  let database
+  try {
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 1 })
+    await database.migrate()
+  } catch (err) {
+    const reason = explainOpenFailure(err, { url: config.DATABASE_URL, dataDir: config.DATA_DIR })
+    if (!reason) throw err
+    await database?.close()
+    process.stderr.write(`error: ${reason}\n`)
+    return 1
+  }
+  try {
+    const output = await selected.run(database.db, input)
+    process.stdout.write((json ? JSON.stringify(output, null, 2) : selected.print(output)) + '\n')
+    return 0
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err
+    const details = err.details?.map((d) => `\n  ${d.path}: ${d.message}`).join('') ?? ''
+    process.stderr.write(`error: ${err.code}: ${err.message}${details}\n`)
+    return 1
   } finally {
     await database.close()
   }
 }
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code }, (err) => {
-  console.error(err instanceof Error ? err.message : err)
+  // Operator-fixable failures are one line; anything else keeps its stack.
+  process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `${err instanceof Error ? err.stack : err}\n`)
   process.exitCode = 1
 })

@@ -13,6 +13,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
 import type { Sql } from 'postgres'
 import { CircuitBreaker } from '../domain/circuit-breaker.js'
+import { lockDataDir } from './data-dir-lock.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -27,6 +28,8 @@ export interface Database {
   /** Applies pending migrations; safe when several instances start at once. */
   migrate: () => Promise<void>
   ping: () => Promise<void>
+  /** Postgres only (PGlite has no pool): connections busy, and queries queued for one. */
+  poolStats?: () => { max: number, inUse: number, waiting: number }
   close: () => Promise<void>
   /** The server's breaker (null for the embedded database, which cannot go away). */
   health: CircuitBreaker | null
@@ -117,6 +120,8 @@ async function openPostgres (url: string, max: number): Promise<Database> {
       health.assertClosed()
       await client`select 1`
     },
+    // `stats` comes from our patch of postgres.js (patches/), as porsager/postgres#443 asks.
+    poolStats: () => ({ max, ...(client as unknown as { stats: { inUse: number, waiting: number } }).stats }),
     async close () {
       health.stop()
       await client.end({ timeout: 5 })
@@ -124,19 +129,37 @@ async function openPostgres (url: string, max: number): Promise<Database> {
   }
 }
 
+/**
+ * PGlite keeps Postgres' default shared_buffers (128 MB, plus the WASM heap
+ * around them): about 820 MB RSS. One process and a small catalog do not need
+ * that; 16 MB brings a restarted server to about 160 MB (see README, Deploying).
+ */
+const PGLITE_SHARED_BUFFERS = '16MB'
+
 async function openPglite (dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { drizzle } = await import('drizzle-orm/pglite')
   const { migrate } = await import('drizzle-orm/pglite/migrator')
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true })
-  const client = await PGlite.create(dataDir)
+  const inMemory = dataDir.startsWith('memory://')
+  if (!inMemory) mkdirSync(dataDir, { recursive: true })
+  const unlock = inMemory ? () => {} : lockDataDir(dataDir)
+  let client
+  try {
+    client = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] })
+  } catch (err) {
+    unlock()
+    throw err
+  }
   const db = drizzle({ client, schema })
   return {
     db: db as unknown as Db,
     kind: 'pglite',
     async migrate () { await migrate(db, { migrationsFolder }) },
     async ping () { await client.query('select 1') },
-    async close () { if (!client.closed) await client.close() },
+    async close () {
+      if (!client.closed) await client.close()
+      unlock()
+    },
     health: null
   }
 }

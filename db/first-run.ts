@@ -34,7 +34,8 @@ export async function prepareEmbeddedInstallation (config: Config): Promise<Firs
       const [anyShop] = await app.db.select({ id: shops.id }).from(shops).limit(1)
       if (anyShop) return
       const demo = await seedDemoShop(app.db)
-      // Printed, not logged: logs never carry secrets, and this is shown once.
+      // One block for a human on stderr, never in the JSON log stream on stdout:
+      // logs never carry secrets, and this is shown once.
       const lines = [
         '',
         'First start on the embedded database: demo data created.',
@@ -44,7 +45,7 @@ export async function prepareEmbeddedInstallation (config: Config): Promise<Firs
         `  try: curl -H "Authorization: Bearer ${demo.secret}" ${config.PUBLIC_BASE_URL}/v1/products`,
         ''
       ]
-      process.stdout.write(lines.join('\n') + '\n')
+      process.stderr.write(lines.join('\n') + '\n')
     }
   }
 }

@@ -1,37 +1,92 @@
-// Service configuration: read once from the environment, validated against a
-// TypeBox schema, so a bad value stops the process with a message naming it.
+// Service configuration: read once from the environment and validated against a
+// TypeBox schema. A bad value stops the process with one line per variable,
+// naming it and the values it accepts; nothing is left for a library to reject later.
+import proxyAddr from '@fastify/proxy-addr'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import envSchema from 'env-schema'
 import { StringEnum } from '../schemas/common.js'
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+// Each `description` is what the error message says the variable accepts.
 export const ConfigSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-  REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:' }),
-  INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
-  PUBLIC_BASE_URL: Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', default: 'http://127.0.0.1:3000' }),
-  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300 }),
-  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
-  IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400 }),
-  TRUST_PROXY: Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.String({ minLength: 1 })], { default: false }),
-  LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
-  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000 }),
-  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000 }),
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000 })
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
+  HOST: Type.String({ pattern: '^\\S+$', default: '127.0.0.1', description: 'an address or host name to listen on' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' })),
+  DATA_DIR: Type.String({ pattern: '^\\S', default: './data', description: 'a directory path' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' })),
+  REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:', description: '1–64 characters of letters, digits and :_.-' }),
+  INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'a token of at least 16 characters' })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'an http:// or https:// URL without a trailing slash' })),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300, description: 'an integer of at least 1' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'an integer of at least 1000 (milliseconds)' }),
+  IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400, description: 'an integer of at least 1 (seconds)' }),
+  TRUST_PROXY: Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], {
+    default: false,
+    description: 'true, false, or comma-separated addresses / CIDRs of your load balancers (also loopback, linklocal, uniquelocal)'
+  }),
+  LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info', description: `one of ${LOG_LEVELS.join(', ')}` }),
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'an integer from 1 to 200' }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'an integer from 1 to 65535, other than PORT' })),
+  METRICS_HOST: Type.Optional(Type.String({ pattern: '^\\S+$', description: 'an address to serve /metrics on' })),
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'an integer of at least 0 (milliseconds; 0 turns the check off)' }),
+  PRESSURE_MAX_HEAP_USED_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' }),
+  PRESSURE_MAX_RSS_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'an integer of at least 1000 (milliseconds)' }),
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'an integer of at least 1000 (milliseconds), at most REQUEST_TIMEOUT_MS' }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000, description: 'an integer of at least 1000 (milliseconds)' })
 })
 
-export type Config = Static<typeof ConfigSchema>
+export type Config = Static<typeof ConfigSchema> & { PUBLIC_BASE_URL: string }
+
+type VariableName = keyof typeof ConfigSchema.properties
+
+/** Values that are never echoed back in an error: they may hold passwords. */
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN'])
+
+export class ConfigError extends Error {
+  constructor (readonly problems: string[]) {
+    super(problems.join('\n'))
+    this.name = 'ConfigError'
+  }
+}
+
+function problem (name: string, value: unknown, expected?: string): string {
+  const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : JSON.stringify(String(value))
+  const accepted = expected ?? ConfigSchema.properties[name as VariableName]?.description ?? 'a valid value'
+  return `Invalid configuration: ${name}=${shown}: expected ${accepted}.`
+}
+
+/**
+ * Fastify hands TRUST_PROXY to proxy-addr, which throws on anything but
+ * addresses and CIDRs; a bare hop count trusts no proxy at all in Fastify 5
+ * (it fails closed), so it is refused here rather than silently ignored.
+ */
+function trustProxyProblem (value: string): string | null {
+  const entries = value.split(',').map((entry) => entry.trim())
+  if (entries.some((entry) => /^\d+$/.test(entry))) {
+    return problem('TRUST_PROXY', value, 'true, false, or the addresses / CIDRs of your load balancers (a hop count trusts no proxy in Fastify 5)')
+  }
+  try {
+    proxyAddr.compile(entries)
+    return null
+  } catch {
+    return problem('TRUST_PROXY', value)
+  }
+}
+
+/** `http://HOST:PORT`, with a wildcard listening address shown as the loopback one. */
+export function defaultPublicBaseUrl (host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`
+}
 
 /**
  * Parses `env` (default: process.env). Empty strings count as unset, so that
  * `DATABASE_URL=` in a shell or compose file means "use the embedded default".
- * Throws an Error whose message names every bad variable.
+ * Throws a ConfigError with one line per bad variable.
  */
 export function loadConfig (env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const data: Record<string, unknown> = {}
@@ -40,17 +95,31 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     if (value !== undefined && value !== '') data[key] = value
   }
   Object.assign(data, overrides)
-  let config: Config
+  const raw = { ...data }
+  let config: Static<typeof ConfigSchema>
   try {
-    config = envSchema<Config>({ schema: structuredClone(ConfigSchema), data, env: false })
+    config = envSchema<Static<typeof ConfigSchema>>({ schema: structuredClone(ConfigSchema), data, env: false })
   } catch (err) {
-    throw new Error(`Invalid configuration: ${(err as Error).message}`)
+    const names = new Set(((err as { errors?: Array<{ instancePath: string }> }).errors ?? [])
+      .map((e) => e.instancePath.split('/')[1])
+      .filter(Boolean))
+    if (names.size === 0) throw new ConfigError([`Invalid configuration: ${(err as Error).message}`])
+    throw new ConfigError([...names].map((name) => problem(name, raw[name])))
+  }
+  const problems: string[] = []
+  if (typeof config.TRUST_PROXY === 'string') {
+    const trust = trustProxyProblem(config.TRUST_PROXY)
+    if (trust) problems.push(trust)
+  }
+  if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
+    problems.push(problem('METRICS_PORT', config.METRICS_PORT))
   }
   // Node refuses a headers timeout longer than the whole request's.
   if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
-    throw new Error('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
+    problems.push(problem('HEADERS_TIMEOUT_MS', config.HEADERS_TIMEOUT_MS))
   }
-  return config
+  if (problems.length > 0) throw new ConfigError(problems)
+  return { ...config, PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? defaultPublicBaseUrl(config.HOST, config.PORT) }
 }
 
 declare module 'fastify' {

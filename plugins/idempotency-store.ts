@@ -40,7 +40,7 @@ declare module 'fastify' {
 }
 
 /** Deletes the key only while it holds exactly the claim that was set. */
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+const releaseScript = 'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0'
 
 /** Redis answering with an error is Redis up (and our bug); anything else is Redis away. */
 const isRedisOutage = (err: unknown) => !(err instanceof ReplyError)

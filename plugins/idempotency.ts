@@ -17,6 +17,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { Counter } from 'prom-client'
 import { DependencyUnavailableError } from '../domain/circuit-breaker.js'
 import { ApiError } from './errors.js'
 import type { Claim } from './idempotency-store.js'
@@ -68,6 +69,12 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
   const store = fastify.idempotencyStore
   const ttlMs = fastify.config.IDEMPOTENCY_TTL_S * 1000
   fastify.decorateRequest('idempotencyClaim', null)
+  const outcomes = new Counter({
+    name: 'idempotency_outcomes_total',
+    help: 'Requests with an Idempotency-Key that did not run: replayed, key_reused (422) or in_progress (409).',
+    labelNames: ['outcome'] as const,
+    registers: [fastify.metrics]
+  })
 
   /** Store key → claims of it this instance still has to release. */
   const abandoned = new Map<string, Claim[]>()
@@ -132,11 +139,14 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
       return
     }
     if (existing.fingerprint !== claim.fingerprint) {
+      outcomes.inc({ outcome: 'key_reused' })
       throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.')
     }
     if (existing.response === null) {
+      outcomes.inc({ outcome: 'in_progress' })
       throw new ApiError(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.')
     }
+    outcomes.inc({ outcome: 'replayed' })
     const { statusCode, headers, body } = existing.response
     return reply.code(statusCode).headers(headers).header('idempotency-replayed', 'true').send(body)
   }
@@ -181,4 +191,4 @@ function toArray<T> (value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value]
 }
 
-export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['idempotency-store', 'auth'] })
+export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['idempotency-store', 'auth', 'metrics'] })

@@ -1,5 +1,6 @@
-// Liveness and readiness for load balancers and orchestrators. Readiness runs a
-// list of named checks, each bounded in time, and a 503 names every one that failed.
+// Liveness and readiness for load balancers and orchestrators. Both answer even
+// while the instance sheds load. Readiness runs a list of named checks, each
+// bounded in time, plus the load-shedding state; a 503 names everything that failed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorBody } from '../plugins/errors.js'
@@ -25,24 +26,31 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   if (redis) checks.push({ name: 'redis', check: () => redis.ping() })
 
   fastify.get('/healthz', {
+    config: { shedUnderPressure: false },
     schema: { tags: ['service'], summary: 'The process is up', response: { 200: Status } }
   }, async function healthz () {
     return { success: true as const, data: { status: 'ok' } }
   })
 
   fastify.get('/readyz', {
+    config: { shedUnderPressure: false },
     schema: {
       tags: ['service'],
-      summary: 'The database (and Redis, when configured) answer',
-      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names the failed ones in its message and in \`details\` (\`path\`: \`database\` or \`redis\`).`,
+      summary: 'The database (and Redis, when configured) answer and the instance is not overloaded',
+      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded).`,
       response: { 200: Status, 503: Type.Ref(ErrorBody) }
     }
   }, async function readyz (_request, reply) {
     const results = await Promise.allSettled(checks.map(({ check }) => withinTimeout(check)))
-    const failed = checks.filter((_check, i) => results[i].status === 'rejected').map(({ name }) => name)
-    if (failed.length > 0) {
-      const details = failed.map((name) => ({ path: name, message: 'is not reachable' }))
-      return reply.code(503).send(errorBody('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(' and ')} not reachable.`, details))
+    const details = checks.filter((_check, i) => results[i].status === 'rejected').map(({ name }) => ({ path: name, message: 'is not reachable' }))
+    const problems = details.map(({ path }) => `${path} not reachable`)
+    const pressure = fastify.pressure()
+    if (pressure) {
+      details.push({ path: 'pressure', message: `is over its limit: ${pressure}` })
+      problems.push(`pressure (${pressure})`)
+    }
+    if (details.length > 0) {
+      return reply.code(503).header('retry-after', '5').send(errorBody('SERVICE_UNAVAILABLE', `Not ready: ${problems.join('; ')}.`, details))
     }
     return { success: true as const, data: { status: 'ready' } }
   })

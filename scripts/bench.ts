@@ -527,11 +527,11 @@ async function main () {
   const deadline = setTimeout(() => {
     log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
     for (const s of servers) if (!s.exited) s.child.kill('SIGKILL')
-    void cleanup().finally(() => process.exit(2))
+    cleanup().finally(() => process.exit(2))
   }, DEADLINE_MS)
   deadline.unref()
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { void cleanup().finally(() => process.exit(130)) })
+    process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
   }
 
   // One run per bench database at a time: a second one would drop the first one's

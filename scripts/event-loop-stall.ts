@@ -88,7 +88,9 @@ try {
   const productBody = asciiJson(largestProduct(category))
   const product = (await app.inject({ method: 'POST', url: '/v1/products', headers: seller, payload: productBody })).json().data.product
   const smallProduct = (await app.inject({
-    method: 'POST', url: '/v1/products', headers: seller,
+    method: 'POST',
+    url: '/v1/products',
+    headers: seller,
     payload: JSON.stringify({ ...largestProduct(category), title: 'small', description: '', fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }], filters: [] })
   })).json().data.product
   const deliveryBody = asciiJson(largestDelivery())

@@ -4,40 +4,42 @@
 // when SIGTERM arrives still completes.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
+import { freePort } from './fixtures/free-port.js'
 import { images, multipartBody } from './fixtures/images.js'
 import { productInput } from './fixtures/products.js'
 
 const root = new URL('..', import.meta.url).pathname
 
-function freePort (): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+interface Running { child: ChildProcess, output: () => string, stdout: () => string, stderr: () => string, exited: Promise<number | null> }
 
-interface Running { child: ChildProcess, output: () => string, exited: Promise<number | null> }
+function runCli (dataDir: string, ...args: string[]): Promise<{ code: number | null, stderr: string }> {
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir }
+  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL']) delete env[name]
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => { stderr += chunk })
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })))
+}
 
 async function start (env: Record<string, string>): Promise<Running> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'warn' }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'TEST_DATABASE_URL', 'TEST_REDIS_URL']) delete childEnv[name]
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
-  child.stdout!.on('data', (chunk) => { output += chunk })
-  child.stderr!.on('data', (chunk) => { output += chunk })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => { output += chunk; stdout += chunk })
+  child.stderr!.on('data', (chunk) => { output += chunk; stderr += chunk })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${env.PORT}/healthz`
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
     try {
-      if ((await fetch(url)).ok) return { child, output: () => output, exited }
+      if ((await fetch(url)).ok) return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited }
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -50,7 +52,8 @@ t.test('embedded mode survives a restart', async (t) => {
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const env = { PORT: String(port), DATA_DIR: dataDir, PUBLIC_BASE_URL: base }
+  // No PUBLIC_BASE_URL: it follows HOST and PORT.
+  const env = { PORT: String(port), DATA_DIR: dataDir }
 
   const first = await start(env)
   t.teardown(() => { first.child.kill('SIGKILL') })
@@ -58,6 +61,14 @@ t.test('embedded mode survives a restart', async (t) => {
   t.ok(key, 'the demo key is printed on the first start')
   const token = readFileSync(join(dataDir, 'internal-token'), 'utf8').trim()
   t.ok(first.output().includes(token), 'the generated internal token is printed')
+  t.ok(first.stderr().includes(`try: curl -H "Authorization: Bearer ${key}" ${base}/v1/products`), 'the first-run block is on stderr, with this PORT')
+  t.notOk(first.stdout().includes(key!), 'never in the JSON log stream')
+  const openapi = await (await fetch(`${base}/docs/json`)).json()
+  t.equal(openapi.servers[0].url, base, 'PUBLIC_BASE_URL follows PORT')
+
+  const cli = await runCli(dataDir, 'shop:create', 'While running')
+  t.equal(cli.code, 1, 'the CLI refuses a data directory a running server holds')
+  t.match(cli.stderr, /^error: the embedded database in .* is in use by another process \(pid \d+\)/)
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
 
   const demo = await (await fetch(`${base}/v1/products`, { headers: auth })).json()
@@ -104,7 +115,7 @@ t.test('embedded mode survives a restart', async (t) => {
   t.equal(await second.exited, 0, 'then the process exits cleanly')
 })
 
-t.test('a bad configuration stops the start with a message naming it', async (t) => {
+t.test('a bad configuration stops the start with one line per variable', async (t) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
     cwd: root, env: { ...process.env, PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -112,5 +123,8 @@ t.test('a bad configuration stops the start with a message naming it', async (t)
   child.stderr.on('data', (chunk) => { output += chunk })
   const code = await new Promise((resolve) => child.on('exit', resolve))
   t.equal(code, 1)
-  t.match(output, /Invalid configuration: .*PORT must be integer.*RATE_LIMIT_MAX must be >= 1/)
+  t.same(output.trim().split('\n'), [
+    'Invalid configuration: PORT="eighty": expected an integer from 0 to 65535.',
+    'Invalid configuration: RATE_LIMIT_MAX="0": expected an integer of at least 1.'
+  ])
 })

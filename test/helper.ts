@@ -3,7 +3,7 @@
 import tap from 'tap'
 import { buildApp } from '../app.js'
 import { loadConfig, type Config } from '../plugins/config.js'
-import { createTestDatabase, testRedisUrl } from './databases.js'
+import { createTestDatabase, testRedisPrefix, testRedisUrl } from './databases.js'
 import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
@@ -12,9 +12,9 @@ type Test = { teardown: (fn: () => unknown) => void }
 export const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef'
 export const internalHeaders = { authorization: `Bearer ${INTERNAL_TOKEN}` }
 
-let database: Promise<{ url: string, drop: () => Promise<void> }> | undefined
+let database: ReturnType<typeof createTestDatabase> | undefined
 
-/** This test file's database, created on first use and dropped when the file ends. */
+/** This test file's database, created on first use and dropped (with its Redis keys) when the file ends. */
 export function fileDatabaseUrl (): Promise<string> {
   if (!database) {
     database = createTestDatabase()
@@ -29,7 +29,7 @@ export async function testConfig (overrides: Partial<Config> = {}): Promise<Conf
     DATABASE_URL: databaseUrl,
     REDIS_URL: testRedisUrl(),
     // Instances of one test file share their Redis windows and records; files do not.
-    REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
+    REDIS_PREFIX: testRedisPrefix(new URL(databaseUrl).pathname.slice(1)),
     INTERNAL_TOKEN,
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://files.test',

@@ -3,7 +3,13 @@ import { pricePurchase, type PurchaseField, type PurchaseProduct } from '../../d
 
 const text = (id: string, required = true): PurchaseField => ({ id, type: 'text', label: `Text ${id}`, required, multiple: false, valueMin: '0', valueMax: '0', options: [] })
 const select = (id: string, multiple: boolean, prices: string[], required = false): PurchaseField => ({
-  id, type: 'select', label: `Select ${id}`, required, multiple, valueMin: '0', valueMax: '0',
+  id,
+  type: 'select',
+  label: `Select ${id}`,
+  required,
+  multiple,
+  valueMin: '0',
+  valueMax: '0',
   options: prices.map((price, i) => ({ id: `${id}-o${i}`, label: `Option ${i}`, price }))
 })
 const product = (price: string, rate: string | null, fields: PurchaseField[]): PurchaseProduct => ({ price, rate, fields })

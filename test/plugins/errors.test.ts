@@ -49,7 +49,9 @@ t.test('failures use the envelope', async (t) => {
 
   t.test('oversized body: 413 VALIDATION_ERROR', async (t) => {
     const res = await app.inject({
-      method: 'POST', url: '/internal/v1/shops', headers: { ...internalHeaders, 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/internal/v1/shops',
+      headers: { ...internalHeaders, 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'x'.repeat(8 * 1024 * 1024 + 10) })
     })
     t.equal(res.statusCode, 413)
@@ -66,7 +68,9 @@ t.test('failures use the envelope', async (t) => {
 
   t.test('schema failures list every problem with its path', async (t) => {
     const res = await app.inject({
-      method: 'POST', url: '/internal/v1/categories', headers: internalHeaders,
+      method: 'POST',
+      url: '/internal/v1/categories',
+      headers: internalHeaders,
       payload: { pathRu: '', pathEn: 'Not A Slug', filters: [{ name: 'x', type: 'dropdown', affectsPrice: 'yes', options: [] }] }
     })
     t.equal(res.statusCode, 400)

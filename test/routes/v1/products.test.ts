@@ -182,13 +182,26 @@ t.test('field rules by type', async (t) => {
   assertInvalid(t, await post(app, shop, withField({ type: 'select', options: [{ label: 'A', price: 0.001 }] })), 'body.fields.0.options.0.price', 'option price with 3 decimals')
 
   const number = await post(app, shop, withField({
-    type: 'number', valueMin: 1, valueMax: 10.5, valueStep: 0.5, valuePricing: true, dataRequest: true,
-    dataRequestWebhookUrl: 'https://hooks.example.com/data', requestAfterPayment: true
+    type: 'number',
+    valueMin: 1,
+    valueMax: 10.5,
+    valueStep: 0.5,
+    valuePricing: true,
+    dataRequest: true,
+    dataRequestWebhookUrl: 'https://hooks.example.com/data',
+    requestAfterPayment: true
   }))
   t.equal(number.statusCode, 201, number.body)
   t.match(number.json().data.product.fields[0], {
-    type: 'number', valueMin: 1, valueMax: 10.5, valueStep: 0.5, valuePricing: true, dataRequest: true,
-    dataRequestWebhookUrl: 'https://hooks.example.com/data', requestAfterPayment: true, options: []
+    type: 'number',
+    valueMin: 1,
+    valueMax: 10.5,
+    valueStep: 0.5,
+    valuePricing: true,
+    dataRequest: true,
+    dataRequestWebhookUrl: 'https://hooks.example.com/data',
+    requestAfterPayment: true,
+    options: []
   })
   const equalBounds = await post(app, shop, withField({ type: 'number', valueMin: 3, valueMax: 3, valueStep: 1 }))
   t.equal(equalBounds.statusCode, 201, 'valueMin may equal valueMax')
@@ -401,9 +414,12 @@ t.test('the full list: newest first, paged, with total and filters', async (t) =
 t.test('view=reduced: non-archived products with external automation, reduced shape', async (t) => {
   const app = await build(t)
   const shop = await createShop(app)
-  const external = await createProduct(app, shop, { title: 'External', fields: [
-    { type: 'select', label: 'Edition', required: true, multiple: true, options: [{ label: 'Standard', price: 5 }], dataRequestWebhookUrl: 'https://hooks.example.com/' }
-  ] })
+  const external = await createProduct(app, shop, {
+    title: 'External',
+    fields: [
+      { type: 'select', label: 'Edition', required: true, multiple: true, options: [{ label: 'Standard', price: 5 }], dataRequestWebhookUrl: 'https://hooks.example.com/' }
+    ]
+  })
   const inactive = await createProduct(app, shop, { title: 'Inactive external', isActive: false })
   await createProduct(app, shop, { title: 'Internal', external: false })
   const archived = await createProduct(app, shop, { title: 'Archived' })

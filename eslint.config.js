@@ -1,0 +1,16 @@
+// ESLint with neostandard, the style of Fastify's own repositories, TypeScript included.
+import neostandard from 'neostandard'
+
+export default [
+  ...neostandard({
+    ts: true,
+    ignores: ['dist/**', 'data/**', 'coverage/**', '.tap/**']
+  }),
+  {
+    // TypeBox's idiom gives a schema and its static type the same name
+    // (`const X = Type.Object(…)`, `type X = Static<typeof X>`); TypeScript
+    // itself reports real redeclarations.
+    files: ['**/*.ts'],
+    rules: { '@typescript-eslint/no-redeclare': 'off' }
+  }
+]

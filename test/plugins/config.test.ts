@@ -1,0 +1,100 @@
+// Configuration: every variable refuses a bad value with one line naming it and
+// what it accepts; the server exits 1 with that line, and with one line when
+// the database is unreachable or missing.
+import { spawn } from 'node:child_process'
+import t from 'tap'
+import { ConfigError, ConfigSchema, loadConfig } from '../../plugins/config.js'
+
+const root = new URL('../..', import.meta.url).pathname
+
+const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
+  PORT: '70000',
+  HOST: ' ',
+  DATABASE_URL: 'mysql://user:secret@db/app',
+  DATA_DIR: ' ',
+  REDIS_URL: 'memcached://cache',
+  REDIS_PREFIX: 'has spaces',
+  INTERNAL_TOKEN: 'short',
+  PUBLIC_BASE_URL: 'http://example.com/',
+  RATE_LIMIT_MAX: '0',
+  RATE_LIMIT_WINDOW_MS: '999',
+  IDEMPOTENCY_TTL_S: 'a day',
+  TRUST_PROXY: 'yes',
+  LOG_LEVEL: 'verbose',
+  DB_POOL_MAX: '500',
+  METRICS_PORT: '0',
+  METRICS_HOST: ' ',
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '-1',
+  PRESSURE_MAX_HEAP_USED_MB: '1.5',
+  PRESSURE_MAX_RSS_MB: 'lots',
+  REQUEST_TIMEOUT_MS: '999',
+  HEADERS_TIMEOUT_MS: '40000',
+  KEEP_ALIVE_TIMEOUT_MS: 'long'
+}
+
+function problems (env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems
+    throw err
+  }
+  return []
+}
+
+t.test('each variable: one line naming it and the values it accepts', async (t) => {
+  t.same(Object.keys(badValues).sort(), Object.keys(ConfigSchema.properties).sort(), 'every variable has a case here')
+  for (const [name, value] of Object.entries(badValues)) {
+    const lines = problems({ [name]: value })
+    t.equal(lines.length, 1, `${name}: ${lines.join(' | ')}`)
+    t.match(lines[0], new RegExp(`^Invalid configuration: ${name}=.*: expected .+\\.$`), name)
+  }
+  t.notOk(problems({ DATABASE_URL: 'mysql://user:secret@db/app' })[0].includes('secret'), 'a URL that may hold a password is not echoed')
+  t.match(problems({ LOG_LEVEL: 'verbose' })[0], /expected one of fatal, error, warn, info, debug, trace, silent\./)
+  t.match(problems({ TRUST_PROXY: '2' })[0], /a hop count trusts no proxy/)
+  t.match(problems({ METRICS_PORT: '3000' })[0], /^Invalid configuration: METRICS_PORT="3000": expected .*other than PORT/)
+})
+
+t.test('TRUST_PROXY accepts what Fastify can use', async (t) => {
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY, true)
+  t.equal(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY, false)
+  t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, loopback' }).TRUST_PROXY, '10.0.0.0/8, 192.168.1.7, loopback')
+  t.match(problems({ TRUST_PROXY: '10.0.0.0/33' })[0], /^Invalid configuration: TRUST_PROXY=/)
+})
+
+t.test('PUBLIC_BASE_URL follows HOST and PORT unless set', async (t) => {
+  t.equal(loadConfig({ PORT: '4100' }).PUBLIC_BASE_URL, 'http://127.0.0.1:4100')
+  t.equal(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).PUBLIC_BASE_URL, 'http://127.0.0.1:8080')
+  t.equal(loadConfig({ HOST: '::1' }).PUBLIC_BASE_URL, 'http://[::1]:3000')
+  t.equal(loadConfig({ HOST: 'api.internal', PORT: '4100' }).PUBLIC_BASE_URL, 'http://api.internal:4100')
+  t.equal(loadConfig({ PORT: '4100', PUBLIC_BASE_URL: 'https://shop.example' }).PUBLIC_BASE_URL, 'https://shop.example')
+})
+
+function startServer (env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => { stdout += chunk })
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })))
+}
+
+t.test('the server exits 1 with one line for a bad setting or an unusable database', async (t) => {
+  const base = new URL(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres')
+  const missing = new URL(base)
+  missing.pathname = '/seller_api_no_such_database'
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ['TRUST_PROXY=yes', { TRUST_PROXY: 'yes' }, /^Invalid configuration: TRUST_PROXY="yes": expected true, false, or comma-separated addresses/],
+    ['LOG_LEVEL=verbose', { LOG_LEVEL: 'verbose' }, /^Invalid configuration: LOG_LEVEL="verbose": expected one of fatal, error/],
+    ['unreachable database', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/app' }, /^Start failed: cannot reach the database app at 127\.0\.0\.1:1 \(ECONNREFUSED\)/],
+    ['missing database', { DATABASE_URL: missing.toString() }, /^Start failed: the database seller_api_no_such_database at .* does not exist/]
+  ]
+  const results = await Promise.all(cases.map(([, env]) => startServer(env)))
+  cases.forEach(([label, , pattern], i) => {
+    const { code, stdout, stderr } = results[i]
+    t.equal(code, 1, `${label}: exit 1`)
+    t.equal(stderr.trim().split('\n').length, 1, `${label}: one line, no stack: ${stderr}`)
+    t.match(stderr, pattern, label)
+    t.equal(stdout, '', `${label}: nothing on stdout`)
+  })
+})

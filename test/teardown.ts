@@ -1,0 +1,14 @@
+// Runs once after the test files (tap's `after`): drops what test files of this
+// run created and could not drop themselves (a file killed on timeout): their
+// databases and Redis keys, recognised by the run id in their names. Nothing of
+// another run is touched.
+import postgres from 'postgres'
+import { adminUrl, deleteRedisKeys, runDatabasePattern, runRedisPattern, testRunId } from './databases.js'
+
+const runId = testRunId()
+const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} })
+const pattern = runDatabasePattern(runId)
+const names = (await admin<Array<{ datname: string }>>`select datname from pg_database`).map((row) => row.datname).filter((name) => pattern.test(name))
+for (const name of names) await admin.unsafe(`drop database if exists ${name} with (force)`)
+await admin.end()
+await deleteRedisKeys(runRedisPattern(runId))
