@@ -20,9 +20,8 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function readChat (request) {
     const { cursor, limit } = request.query
-    const rows = await listMessages(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, cursor, limit)
-    if (rows === undefined) throw notFound('Order')
-    const messages = rows.map(messageView)
+    const messages = await listMessages(fastify.db, request.apiKey!.shopId, request.params.id, cursor, limit)
+    if (messages === undefined) throw notFound('Order')
     // An echoed cursor is normalised to the API's own form (UTC, milliseconds).
     const nextCursor = messages.at(-1)?.createdAt ?? (cursor === undefined ? null : new Date(cursor).toISOString())
     return { success: true as const, data: { messages, nextCursor } }
