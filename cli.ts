@@ -3,6 +3,7 @@
 // It opens the database the service would (DATABASE_URL, else the embedded one in
 // DATA_DIR) and applies pending migrations first. The embedded database belongs
 // to one process at a time: stop the server before using the CLI on it.
+import { Redis } from 'ioredis'
 import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
 import { upsertCurrencyRate } from './db/currency-rates.js'
@@ -12,6 +13,7 @@ import { createShop, findShop } from './db/shops.js'
 import { seedTaxonomy } from './db/taxonomy.js'
 import { isUuid } from './domain/ids.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
+import { publishRevocation } from './plugins/api-key-cache.js'
 import { loadConfig } from './plugins/config.js'
 import { ApiError } from './plugins/errors.js'
 import { CurrencyCodeSchema } from './schemas/catalog.js'
@@ -68,6 +70,19 @@ const commands: Record<string, Command> = {
       if (!keyId || !isUuid(keyId)) throw new UsageError('a key id (UUID) is required')
       const apiKey = await revokeApiKey(db, shopId, keyId)
       if (!apiKey) throw new UsageError(`no key ${keyId} in shop ${shopId}`)
+      // Running instances cache keys and learn of revocations through Redis.
+      const { REDIS_URL, REDIS_PREFIX } = loadConfig()
+      if (REDIS_URL) {
+        const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 })
+        try {
+          await redis.connect()
+          await publishRevocation(redis, REDIS_PREFIX)
+        } catch (err) {
+          throw new Error(`the key is revoked, but the running instances could not be told (Redis: ${(err as Error).message}); run this again`)
+        } finally {
+          redis.disconnect()
+        }
+      }
       return { apiKey }
     }
   },

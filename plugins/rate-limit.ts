@@ -6,11 +6,14 @@
 // Redis trouble fails open. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
 // responses carry the current IETF draft pair `RateLimit-Policy` and `RateLimit`.
 // Registering this plugin adds, for every route and the 404 handler of the scope:
-// resolve the key (unless the IP is exhausted), then count the request.
+// resolve the key (unless the IP is exhausted), count the request (the Redis
+// script also returns the key revocation epoch), then confirm a key that came
+// from the in-memory cache (see api-key-cache.ts).
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from './errors.js'
+import { redisRateLimitStore } from './rate-limit-store.js'
 
 export function rateLimitKey (request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`
@@ -58,8 +61,7 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     enableDraftSpec: true,
     keyGenerator: rateLimitKey,
-    nameSpace: `${config.REDIS_PREFIX}rl:`,
-    ...(redis ? { redis } : {}),
+    ...(redis ? { store: redisRateLimitStore(redis, config.REDIS_PREFIX, fastify.apiKeyCache) } : {}),
     skipOnError: true,
     errorResponseBuilder (request, context) {
       if (!request.apiKey) exhaustedIps.add(request.ip, Date.now() + context.ttl)
@@ -72,6 +74,7 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     if (!exhaustedIps.has(request.ip)) await fastify.resolveApiKey(request)
   })
   fastify.addHook('onRequest', fastify.rateLimit())
+  fastify.addHook('onRequest', fastify.confirmApiKey)
 
   fastify.addHook('onSend', async function draftRateLimitHeaders (_request, reply, payload) {
     const limit = reply.getHeader('ratelimit-limit')

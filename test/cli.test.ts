@@ -2,15 +2,17 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { build, fileDatabaseUrl } from './helper.js'
+import { build, fileDatabaseUrl, testConfig } from './helper.js'
 
 const run = promisify(execFile)
 const root = new URL('..', import.meta.url).pathname
 
 async function cli (...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  const config = await testConfig()
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'cli.ts', ...args], {
-      cwd: root, env: { ...process.env, DATABASE_URL: await fileDatabaseUrl() }
+      // The service's Redis too: the CLI tells running instances about revocations there.
+      cwd: root, env: { ...process.env, DATABASE_URL: await fileDatabaseUrl(), REDIS_URL: config.REDIS_URL, REDIS_PREFIX: config.REDIS_PREFIX }
     })
     return { code: 0, stdout, stderr }
   } catch (err) {
