@@ -63,9 +63,9 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
 const listMessagesSql = (withCursor: boolean) => `
   select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTimeSql('m.created_at')} as "createdAt"
   from orders o
-  left join lateral (
+  left join (
     select id, sender_role, text, created_at from order_messages
-    where order_id = o.id${withCursor ? ' and created_at > $4::timestamptz' : ''}
+    where order_id = $1${withCursor ? ' and created_at > $4::timestamptz' : ''}
     order by created_at limit $3::int
   ) m on true
   where o.id = $1 and o.shop_id = $2 and o.external

@@ -100,7 +100,7 @@ function listOrdersSql (sort: 'asc' | 'desc', oneStatus: boolean, byProduct: boo
       from order_counts n join products p on p.id = n.product_id and p.external
       where n.shop_id = $1 and ${oneStatus ? 'n.status = $2' : 'n.status = any($2::text[])'}${byProduct ? ' and n.product_id = $5' : ''}
     ) c
-    left join lateral (${page}) o on true
+    left join (${page}) o on true
     order by o.created_at ${sort}, o.id ${sort}`
 }
 

@@ -53,7 +53,7 @@ app.get('/v1/orders', async (request, reply) => {
       from order_counts n join products p on p.id = n.product_id and p.external
       where n.shop_id = ${key.shop_id} and n.status = 'paid'
     ) c
-    left join lateral (
+    left join (
       select * from orders where shop_id = ${key.shop_id} and status = 'paid' and external
       order by created_at asc, id asc limit ${limit}::int offset 0
     ) o on true
@@ -72,9 +72,9 @@ app.get('/v1/orders/:id/messages', async (request, reply) => {
   const rows = await sql`
     select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTime('m.created_at')} as "createdAt"
     from orders o
-    left join lateral (
+    left join (
       select id, sender_role, text, created_at from order_messages
-      where order_id = o.id ${cursor === null ? sql`` : sql`and created_at > ${cursor}::timestamptz`}
+      where order_id = ${id} ${cursor === null ? sql`` : sql`and created_at > ${cursor}::timestamptz`}
       order by created_at limit ${limit}::int
     ) m on true
     where o.id = ${id} and o.shop_id = ${key.shop_id} and o.external
