@@ -160,10 +160,31 @@ let redis: Redis | null = null
 let ownDatabases = false
 let cleaning: Promise<void> | null = null
 
+/** The Redis prefixes of the bench's services: their windows, idempotency records and epochs go at the end. */
+const redisPrefixes = { main: 'bench:main:', small: 'bench:10k:', large: 'bench:1m:' }
+
+async function dropRedisKeys () {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  try {
+    await client.connect()
+    for (const prefix of Object.values(redisPrefixes)) {
+      let cursor = '0'
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+        if (keys.length > 0) await client.unlink(...keys)
+        cursor = next
+      } while (cursor !== '0')
+    }
+  } finally {
+    client.disconnect()
+  }
+}
+
 function cleanup (): Promise<void> {
   cleaning ??= (async () => {
     redis?.disconnect()
     await stopAllServers()
+    if (ownDatabases) await dropRedisKeys().catch((err: Error) => log(`could not drop the bench's Redis keys: ${err.message}`))
     if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true })
     if (ownDatabases && process.env.BENCH_KEEP_DB !== '1') {
       for (const database of Object.values(databases)) {
@@ -242,11 +263,11 @@ async function main () {
   log(`${elapsed()} seeded${fixtures ? ` (main: ${fixtures.orderCount} orders, ${fixtures.messageCount} messages)` : ''}; built dist/`)
 
   const withRedis = (database: string, prefix: string) => ({ DATABASE_URL: databaseUrl(DATABASE_URL, database), REDIS_URL, REDIS_PREFIX: prefix })
-  const service = mainNeeded ? await startService('service', withRedis(databases.main, 'bench:main:'), 'shop-seller-api') : null
+  const service = mainNeeded ? await startService('service', withRedis(databases.main, redisPrefixes.main), 'shop-seller-api') : null
   const baseline = wants('reads') ? await startBaseline('baseline', 'bench-baseline.ts', 'seller-api-bench-baseline') : null
   const writeBaseline = wants('writes') ? await startBaseline('write baseline', 'bench-write-baseline.ts', 'seller-api-bench-write-baseline') : null
-  const small = wants('table') ? await startService('service 10k', withRedis(databases.small, 'bench:10k:'), 'shop-seller-api') : null
-  const large = wants('table') ? await startService('service 1M', withRedis(databases.large, 'bench:1m:'), 'shop-seller-api') : null
+  const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small), 'shop-seller-api') : null
+  const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large), 'shop-seller-api') : null
   const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }, null) : null
   const running = [service, baseline, writeBaseline, small, large, embedded].filter((s): s is Server => s !== null)
   await Promise.all(running.map((s) => waitReady(s)))
