@@ -1,5 +1,5 @@
 // API keys of a shop: create (the secret is returned once), list, revoke, and
-// the per-request lookup by hash.
+// the lookup by hash of a key the service has not cached.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../domain/api-key.js'
 import type { Queryable } from './client.js'
@@ -40,15 +40,16 @@ export async function revokeApiKey (db: Queryable, shopId: string, keyId: string
 
 export interface AuthenticatedKey { id: string, shopId: string, lastUsedAt: Date | null }
 
-/** Runs on every seller request: prepared once, planned once per connection. */
+/** Runs on seller requests whose key is not cached: prepared once, planned once per connection. */
 const activeKeyQuery = (db: Queryable) => db.select({ id: apiKeys.id, shopId: apiKeys.shopId, lastUsedAt: apiKeys.lastUsedAt })
   .from(apiKeys)
   .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
   .prepare('find_active_api_key')
 
-export async function findActiveApiKey (db: Queryable, secret: string): Promise<AuthenticatedKey | undefined> {
+/** The active key whose secret has this SHA-256 hash (domain/api-key.ts hashApiKey). */
+export async function findActiveApiKey (db: Queryable, keyHash: string): Promise<AuthenticatedKey | undefined> {
   const query = preparedOnce(db, 'find_active_api_key', () => activeKeyQuery(db))
-  const [row] = await query.execute({ keyHash: hashApiKey(secret) })
+  const [row] = await query.execute({ keyHash })
   return row
 }
 

@@ -1,14 +1,14 @@
 // The order chat. Within one order createdAt is strictly increasing: a post locks
 // the order row and stamps max(now, last + 1 ms), so a reader polling with
 // "strictly after the last createdAt I saw" never skips or repeats a message.
-import { and, asc, eq, gt, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { notFound, validationError } from '../plugins/errors.js'
 import { MAX_MESSAGE_LENGTH, type SenderRole } from '../schemas/messages.js'
-import type { Db, Queryable } from './client.js'
-import { messageView } from '../schemas/messages.js'
+import type { Db } from './client.js'
+import { messageView, type Message } from '../schemas/messages.js'
 import { recordEvent } from './events.js'
-import { scopeConditions, type OrderScope } from './orders.js'
-import { preparedOnce } from './prepared.js'
+import { isoTimeSql, scopeConditions, type OrderScope } from './orders.js'
+import { preparedOnce, rawQuery } from './prepared.js'
 import { orderMessages, orders, products } from './schema.js'
 
 export interface MessageRow { id: string, senderRole: string, text: string, createdAt: Date }
@@ -59,32 +59,27 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
   })
 }
 
-function listMessagesQuery (db: Queryable, scoped: boolean, withCursor: boolean) {
-  const page = db.select(messageColumns).from(orderMessages)
-    .where(and(
-      eq(orderMessages.orderId, orders.id),
-      withCursor ? gt(orderMessages.createdAt, sql`${sql.placeholder('cursor')}::timestamptz`) : undefined
-    ))
-    .orderBy(asc(orderMessages.createdAt))
-    .limit(sql.placeholder('limit'))
-    .as('page')
-  return db.select({ orderId: orders.id, message: { id: page.id, senderRole: page.senderRole, text: page.text, createdAt: page.createdAt } })
-    .from(orders)
-    .leftJoinLateral(page, sql`true`)
-    .where(and(eq(orders.id, sql.placeholder('orderId')), ...(scoped ? scopeConditions({ shopId: sql.placeholder('shopId') }) : [])))
-    .orderBy(asc(page.createdAt))
-    .prepare(`list_messages_${scoped}_${withCursor}`)
-}
+/** $1 order, $2 shop, $3 limit, $4 cursor: visibility and the page in one round trip. */
+const listMessagesSql = (withCursor: boolean) => `
+  select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTimeSql('m.created_at')} as "createdAt"
+  from orders o
+  left join (
+    select id, sender_role, text, created_at from order_messages
+    where order_id = $1${withCursor ? ' and created_at > $4::timestamptz' : ''}
+    order by created_at limit $3::int
+  ) m on true
+  where o.id = $1 and o.shop_id = $2 and o.external
+  order by m.created_at`
 
 /**
- * Up to `limit` messages created strictly after `cursor`, oldest first, with the
- * visibility check in the same round trip. Undefined when the order is not visible.
+ * Up to `limit` messages of the shop's order created strictly after `cursor`,
+ * oldest first, ready for MessageSchema. Undefined when the order is not visible.
  */
-export async function listMessages (db: Queryable, orderId: string, scope: OrderScope, cursor: string | undefined, limit: number): Promise<MessageRow[] | undefined> {
-  const scoped = scope !== null
+export async function listMessages (db: Db, shopId: string, orderId: string, cursor: string | undefined, limit: number): Promise<Message[] | undefined> {
   const withCursor = cursor !== undefined
-  const query = preparedOnce(db, `list_messages_${scoped}_${withCursor}`, () => listMessagesQuery(db, scoped, withCursor))
-  const rows = await query.execute({ orderId, shopId: scope?.shopId, cursor, limit })
+  const query = preparedOnce(db, `list_messages_${withCursor}`, () => rawQuery<Message>(db, listMessagesSql(withCursor)))
+  const rows = await query(withCursor ? [orderId, shopId, limit, cursor] : [orderId, shopId, limit])
   if (rows.length === 0) return undefined
-  return rows.flatMap((r) => r.message === null ? [] : [r.message])
+  // A visible order without messages (after the cursor) is one row without a message.
+  return rows[0].id === null ? [] : rows
 }

@@ -2,16 +2,16 @@
 // transitions. Each transition is one conditional UPDATE (status IN the allowed
 // statuses) in one transaction with its ledger row, so no interleaving of
 // requests on any number of instances can apply it twice.
-import { and, asc, desc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderEventTypes } from '../domain/event-types.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
-import { orderView, type OrderRow } from '../schemas/orders.js'
+import { orderView, type Order, type OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
 import { recordEvent } from './events.js'
-import { preparedOnce } from './prepared.js'
+import { preparedOnce, rawQuery } from './prepared.js'
 import { ledgerEntries, orders, productFieldOptions, productFields, products } from './schema.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
@@ -67,51 +67,54 @@ export interface OrderListOptions {
   sort: 'asc' | 'desc'
 }
 
-function listOrdersQuery (db: Queryable, sort: 'asc' | 'desc', oneStatus: boolean, byProduct: boolean) {
-  const direction = sort === 'desc' ? desc : asc
-  return db.select({ ...orderColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(orders)
-    .innerJoin(products, eq(products.id, orders.productId))
-    .where(and(
-      eq(orders.shopId, sql.placeholder('shopId')),
-      // One status (the common case) keeps the index order; several are matched as an array.
-      oneStatus ? eq(orders.status, sql.placeholder('status')) : sql`${orders.status} = any(${sql.placeholder('statuses')})`,
-      byProduct ? eq(orders.productId, sql.placeholder('productId')) : undefined,
-      eq(products.external, true)
-    ))
-    .orderBy(direction(orders.createdAt), direction(orders.id))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare(`list_orders_${sort}_${oneStatus}_${byProduct}`)
+/** A timestamptz as the API writes times: ISO 8601 in UTC with milliseconds. */
+export const isoTimeSql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/** The columns of alias `o` (an orders row) named and formatted as OrderSchema, so rows need no mapping. */
+const orderResponseColumns = (o: string) => `${o}.id, ${o}.status, ${isoTimeSql(`${o}.created_at`)} as "createdAt",
+  ${o}.product_id as "productId", ${o}.product_title as "productTitle", ${o}.quantity, ${o}.amount::float8 as amount,
+  ${o}.field_values as "fieldValues", ${o}.assignee_type as "assigneeType",
+  case when ${o}.delivered_values = '[]'::jsonb then null
+       else array_to_string(array(select jsonb_array_elements_text(${o}.delivered_values)), E'\\n') end as "deliveredValue",
+  ${o}.delivered_values as "deliveredValues", ${isoTimeSql(`${o}.taken_at`)} as "takenAt", ${isoTimeSql(`${o}.delivered_at`)} as "deliveredAt"`
+
+/**
+ * One statement: the total from order_counts (a few rows, whatever the backlog)
+ * and the page from the index of visible orders, which is read in order and
+ * stopped after offset + limit rows. Several statuses are read as one such walk
+ * per status, merged. $1 shop, $2 status(es), $3 limit, $4 offset, $5 product.
+ */
+function listOrdersSql (sort: 'asc' | 'desc', oneStatus: boolean, byProduct: boolean): string {
+  const order = `created_at ${sort}, id ${sort}`
+  const product = byProduct ? ' and product_id = $5' : ''
+  const page = oneStatus
+    ? `select * from orders where shop_id = $1 and status = $2 and external${product}
+       order by ${order} limit $3::int offset $4::int`
+    : `select q.* from unnest($2::text[]) s(status) cross join lateral (
+         select * from orders where shop_id = $1 and status = s.status and external${product}
+         order by ${order} limit $3::int + $4::int) q
+       order by ${order} limit $3::int offset $4::int`
+  return `select c.total, ${orderResponseColumns('o')}
+    from (
+      select coalesce(sum(n.count), 0)::int as total
+      from order_counts n join products p on p.id = n.product_id and p.external
+      where n.shop_id = $1 and ${oneStatus ? 'n.status = $2' : 'n.status = any($2::text[])'}${byProduct ? ' and n.product_id = $5' : ''}
+    ) c
+    left join (${page}) o on true
+    order by o.created_at ${sort}, o.id ${sort}`
 }
 
-/** One page of the shop's visible orders and their total, in one round trip. */
-export async function listOrders (db: Queryable, shopId: string, options: OrderListOptions): Promise<{ rows: OrderRow[], total: number }> {
+/** One page of the shop's visible orders, ready for OrderSchema, and their total: one round trip. */
+export async function listOrders (db: Db, shopId: string, options: OrderListOptions): Promise<{ orders: Order[], total: number }> {
   const oneStatus = options.statuses.length === 1
   const byProduct = options.productId !== undefined
-  const query = preparedOnce(db, `list_orders_${options.sort}_${oneStatus}_${byProduct}`,
-    () => listOrdersQuery(db, options.sort, oneStatus, byProduct))
-  const rows = await query.execute({
-    shopId,
-    status: options.statuses[0],
-    statuses: options.statuses,
-    productId: options.productId,
-    limit: options.limit,
-    offset: (options.page - 1) * options.limit
-  })
-  if (rows.length > 0) return { rows, total: rows[0].total }
-  if (options.page === 1) return { rows: [], total: 0 }
-  // Past the last page the window has no row to ride on: count separately.
-  const [{ total }] = await db.select({ total: sql<number>`count(*)`.mapWith(Number) })
-    .from(orders)
-    .innerJoin(products, eq(products.id, orders.productId))
-    .where(and(
-      eq(orders.shopId, shopId),
-      inArray(orders.status, options.statuses),
-      byProduct ? eq(orders.productId, options.productId!) : undefined,
-      eq(products.external, true)
-    ))
-  return { rows: [], total }
+  const shape = `list_orders_${options.sort}_${oneStatus}_${byProduct}`
+  const query = preparedOnce(db, shape, () => rawQuery<Order & { total: number }>(db, listOrdersSql(options.sort, oneStatus, byProduct)))
+  const params: unknown[] = [shopId, oneStatus ? options.statuses[0] : options.statuses, options.limit, (options.page - 1) * options.limit]
+  if (byProduct) params.push(options.productId)
+  const rows = await query(params)
+  // No order on the page: the one row carries only the total.
+  return { orders: rows[0].id === null ? [] : rows, total: rows[0].total }
 }
 
 /** Extra columns a transition may set besides status, its timestamp and the assignee. */

@@ -2,7 +2,7 @@
 // a committed SQL migration under db/migrations; the service applies them on start.
 import { relations, sql } from 'drizzle-orm'
 import {
-  bigint, boolean, customType, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex, uuid
+  bigint, boolean, customType, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
 
 /** Millisecond timestamps: the API speaks milliseconds, so the database stores exactly that. */
@@ -146,6 +146,13 @@ export const orders = pgTable('orders', {
   /** Rubles the buyer paid for the whole order. */
   amount: money('amount').notNull(),
   status: text('status').notNull().default('paid'),
+  /**
+   * The product's `external` (visibility through /v1), copied so the seller's
+   * queue is one index range. Never written by the application: a trigger sets it
+   * from the product on insert and a product's change is copied to its orders in
+   * the same statement (custom migration `order_visibility_triggers`).
+   */
+  external: boolean('external').notNull().default(false),
   assigneeType: text('assignee_type').notNull().default('user'),
   fieldValues: jsonb('field_values').$type<Array<{ fieldId: string, label: string, value: string }>>().notNull(),
   deliveredValues: jsonb('delivered_values').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
@@ -157,9 +164,22 @@ export const orders = pgTable('orders', {
   cancelledAt: ts('cancelled_at'),
   updatedAt: stamp('updated_at')
 }, (t) => [
-  index('orders_shop_status_created_idx').on(t.shopId, t.status, t.createdAt, t.id),
-  index('orders_product_idx').on(t.productId)
+  // The seller's queue: visible orders of a shop by status, in creation order.
+  index('orders_visible_shop_status_created_idx').on(t.shopId, t.status, t.createdAt, t.id).where(sql`${t.external}`),
+  index('orders_product_status_created_idx').on(t.productId, t.status, t.createdAt, t.id)
 ])
+
+/**
+ * How many orders each product of a shop has in each status, so a list's `total`
+ * costs a few rows whatever the backlog. Kept by triggers on orders in the
+ * transaction of every insert and status change (custom migration `order_visibility_triggers`).
+ */
+export const orderCounts = pgTable('order_counts', {
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  status: text('status').notNull(),
+  productId: uuid('product_id').notNull().references(() => products.id),
+  count: integer('count').notNull()
+}, (t) => [primaryKey({ columns: [t.shopId, t.status, t.productId] })])
 
 export const orderMessages = pgTable('order_messages', {
   id: id(),

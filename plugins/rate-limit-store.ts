@@ -1,48 +1,68 @@
-// The rate limiter's store: Redis windows (shared by every instance) while Redis'
-// breaker is closed, this process' memory while it is open. A Redis failure
-// opens the breaker and the request is counted in memory instead, so limits
-// fail open without any request waiting on a Redis known to be down.
-import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
+// The rate limiter's store. With Redis: the library's fixed window (INCR, and
+// PEXPIRE on the first hit) plus the API-key revocation epoch read in the same
+// script, so confirming a cached key costs no extra round trip (see
+// api-key-cache.ts); a missing epoch (a new or emptied Redis) is created fresh,
+// which makes every instance look its keys up again. While Redis' breaker is
+// open, windows live in this process' memory instead: limits fail open, no
+// request waits on a Redis known to be down, and no cached key is confirmed (so
+// keys are looked up in the database).
+import type { FastifyRateLimitOptions, FastifyRateLimitStore } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
-import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
 import type { Redis } from 'ioredis'
 import type { CircuitBreaker } from '../domain/circuit-breaker.js'
+import { revocationEpochKey, type ApiKeyCache } from './api-key-cache.js'
 
-type Callback = (err: Error | null, result?: { current: number, ttl: number }) => void
-type Method = 'incr' | 'read'
+const windowAndEpoch = `
+local current = redis.call('INCR', KEYS[1])
+local ttl
+if current == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+else
+  ttl = redis.call('PTTL', KEYS[1])
+end
+local epoch = redis.call('GET', KEYS[2])
+if not epoch then
+  local now = redis.call('TIME')
+  epoch = 'since-' .. now[1] .. '.' .. now[2]
+  redis.call('SET', KEYS[2], epoch)
+end
+return {current, ttl, epoch}
+`
 
-/** The store contract of @fastify/rate-limit (its stores are not typed). */
-interface Store {
-  incr: (key: string, callback: Callback, timeWindow: number, max: number) => void
-  read: (key: string, callback: Callback, timeWindow: number, max: number) => void
-  child: (routeOptions: unknown) => Store
-}
-
-class RedisOrMemoryStore implements Store {
-  constructor (private readonly redis: Store, private readonly memory: Store, private readonly breaker: CircuitBreaker) {}
-
-  incr (key: string, callback: Callback, timeWindow: number, max: number) { this.use('incr', key, callback, timeWindow, max) }
-  read (key: string, callback: Callback, timeWindow: number, max: number) { this.use('read', key, callback, timeWindow, max) }
-
-  child (routeOptions: unknown): Store {
-    return new RedisOrMemoryStore(this.redis.child(routeOptions), this.memory.child(routeOptions), this.breaker)
-  }
-
-  private use (method: Method, key: string, callback: Callback, timeWindow: number, max: number) {
-    if (this.breaker.state !== 'closed') return this.memory[method](key, callback, timeWindow, max)
-    this.redis[method](key, (err, result) => {
-      if (!err) return callback(null, result)
-      this.breaker.trip(err)
-      this.memory[method](key, callback, timeWindow, max)
-    }, timeWindow, max)
-  }
-}
+type WindowAndEpoch = (windowKey: string, epochKey: string, windowMs: number) => Promise<[number, number, string]>
+type Callback = (error: Error | null, result?: { current: number, ttl: number }) => void
+type RouteOptions = { method: string | string[], url: string }
 
 /** A store class for @fastify/rate-limit's `store` option (plain fixed windows: no continueExceeding, no backoff). */
-export function redisOrMemoryStore (redis: Redis, breaker: CircuitBreaker, nameSpace: string): FastifyRateLimitStoreCtor {
-  return class extends RedisOrMemoryStore {
-    constructor () {
-      super(new RedisStore(false, false, redis, nameSpace) as Store, new LocalStore(false, false) as Store, breaker)
+export function redisRateLimitStore (redis: Redis, breaker: CircuitBreaker, prefix: string, keyCache: ApiKeyCache): new (options: FastifyRateLimitOptions) => FastifyRateLimitStore {
+  redis.defineCommand('rateLimitWindowAndEpoch', { numberOfKeys: 2, lua: windowAndEpoch })
+  const run = (redis as unknown as { rateLimitWindowAndEpoch: WindowAndEpoch }).rateLimitWindowAndEpoch.bind(redis)
+  const epochKey = revocationEpochKey(prefix)
+
+  class RedisOrMemoryStore implements FastifyRateLimitStore {
+    constructor (
+      _options: FastifyRateLimitOptions,
+      private readonly windowPrefix = `${prefix}rl:`,
+      private readonly memory: FastifyRateLimitStore = new LocalStore(false, false) as FastifyRateLimitStore
+    ) {}
+
+    incr (key: string, callback: Callback, timeWindow: number, max: number) {
+      if (breaker.state !== 'closed') return this.memory.incr(key, callback, timeWindow, max)
+      const seq = keyCache.sending()
+      run(this.windowPrefix + key, epochKey, timeWindow).then(([current, ttl, epoch]) => {
+        keyCache.observe(seq, epoch)
+        callback(null, { current, ttl })
+      }, (err: Error) => {
+        breaker.trip(err)
+        this.memory.incr(key, callback, timeWindow, max)
+      })
+    }
+
+    child (routeOptions: RouteOptions): FastifyRateLimitStore {
+      return new RedisOrMemoryStore({}, `${this.windowPrefix}${String(routeOptions.method)}${routeOptions.url}-`,
+        (this.memory as unknown as { child: (o: RouteOptions) => FastifyRateLimitStore }).child(routeOptions))
     }
   }
+  return RedisOrMemoryStore
 }

@@ -7,12 +7,14 @@
 // (plugins/rate-limit-store.ts) while it is down. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
 // responses carry the current IETF draft pair `RateLimit-Policy` and `RateLimit`.
 // Registering this plugin adds, for every route and the 404 handler of the scope:
-// resolve the key (unless the IP is exhausted), then count the request.
+// resolve the key (unless the IP is exhausted), count the request (the Redis
+// script also returns the key revocation epoch), then confirm a key that came
+// from the in-memory cache (see api-key-cache.ts).
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from './errors.js'
-import { redisOrMemoryStore } from './rate-limit-store.js'
+import { redisRateLimitStore } from './rate-limit-store.js'
 
 export function rateLimitKey (request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`
@@ -60,7 +62,7 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     enableDraftSpec: true,
     keyGenerator: rateLimitKey,
-    ...(redis && redisHealth ? { store: redisOrMemoryStore(redis, redisHealth, `${config.REDIS_PREFIX}rl:`) } : {}),
+    ...(redis && redisHealth ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) } : {}),
     skipOnError: true,
     errorResponseBuilder (request, context) {
       if (!request.apiKey) exhaustedIps.add(request.ip, Date.now() + context.ttl)
@@ -73,6 +75,7 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     if (!exhaustedIps.has(request.ip)) await fastify.resolveApiKey(request)
   })
   fastify.addHook('onRequest', fastify.rateLimit())
+  fastify.addHook('onRequest', fastify.confirmApiKey)
 
   fastify.addHook('onSend', async function draftRateLimitHeaders (_request, reply, payload) {
     const limit = reply.getHeader('ratelimit-limit')

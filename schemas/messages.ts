@@ -11,6 +11,7 @@ export const MessageSchema = Type.Object({
   text: Type.String(),
   createdAt: Timestamp
 }, { title: 'Message' })
+export type Message = Static<typeof MessageSchema>
 
 export const MessageListQuery = Type.Object({
   cursor: Type.Optional(Type.String({

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { build, fileDatabaseUrl } from './helper.js'
+import { build, fileDatabaseUrl, testConfig } from './helper.js'
 
 const run = promisify(execFile)
 const root = new URL('..', import.meta.url).pathname
@@ -21,7 +21,11 @@ async function cliWith (env: Record<string, string>, ...args: string[]): Promise
   }
 }
 
-const cli = async (...args: string[]) => cliWith({ DATABASE_URL: await fileDatabaseUrl() }, ...args)
+// The service's Redis too: the CLI tells running instances about revocations there.
+const cli = async (...args: string[]) => {
+  const config = await testConfig()
+  return cliWith({ DATABASE_URL: await fileDatabaseUrl(), REDIS_URL: config.REDIS_URL!, REDIS_PREFIX: config.REDIS_PREFIX }, ...args)
+}
 
 t.test('operator jobs from the command line', async (t) => {
   const app = await build(t)

@@ -1,8 +1,8 @@
 // The state machine under concurrency: two app instances on one database (and one
 // Redis) receive conflicting requests at the same moment.
 import t from 'tap'
-import { createProduct } from './fixtures/products.js'
-import { act, confirm, ledger, orderIn } from './fixtures/orders.js'
+import { createProduct, productInput } from './fixtures/products.js'
+import { act, buy, confirm, ledger, orderIn } from './fixtures/orders.js'
 import { build, createShop } from './helper.js'
 
 t.test('50 simultaneous takes across two instances: exactly one wins', async (t) => {
@@ -65,4 +65,34 @@ t.test('cancel racing confirm: one wins and the ledger matches the final status'
   const { entries, balance } = await ledger(a, shop.shopId)
   const credits = entries.filter((e) => e.kind === 'credit').length
   t.equal(balance, Math.round(credits * 499.9 * 100) / 100, 'balance = the credits of the completed orders')
+})
+
+t.test('purchases, transitions and automation switched off and on at once: the list and its totals stay exact', async (t) => {
+  const a = await build(t, { RATE_LIMIT_MAX: 10_000 })
+  const b = await build(t, { RATE_LIMIT_MAX: 10_000 })
+  const shop = await createShop(a)
+  const product = await createProduct(a, shop)
+  const paid = await Promise.all(Array.from({ length: 20 }, () => buy(a, product)))
+  // Field ids are kept, so purchases running meanwhile stay valid.
+  const toggle = (external: boolean) => b.inject({ method: 'PUT', url: `/v1/products/${product.id}`, headers: shop.headers, payload: productInput(product.categoryId, { external, fields: product.fields }) })
+
+  const work: Array<Promise<unknown>> = []
+  for (let i = 0; i < 20; i++) {
+    work.push(buy(i % 2 ? a : b, product))
+    work.push(act(i % 2 ? b : a, shop, paid[i].id, i % 3 === 0 ? 'cancel' : 'take', i % 3 === 0 ? {} : undefined))
+    if (i % 5 === 0) work.push(toggle(i % 10 !== 0))
+  }
+  await Promise.all(work)
+
+  for (const external of [false, true]) {
+    t.equal((await toggle(external)).statusCode, 200)
+    for (const status of ['paid', 'processing', 'cancelled', 'paid,processing,cancelled']) {
+      const res = await a.inject({ method: 'GET', url: `/v1/orders?status=${status}&limit=100`, headers: shop.headers })
+      const { orders, total } = res.json().data as { orders: Array<{ status: string }>, total: number }
+      t.equal(total, orders.length, `automation ${external ? 'on' : 'off'}, ${status}: the total counts exactly the listed orders`)
+      if (!external) t.equal(total, 0, 'nothing is visible without automation')
+    }
+  }
+  const all = await a.inject({ method: 'GET', url: '/v1/orders?status=paid,processing,awaiting_confirmation,completed,cancelled&limit=100', headers: shop.headers })
+  t.equal(all.json().data.total, 40, 'every purchase is visible again, each once')
 })

@@ -1,7 +1,16 @@
 // API key authentication (CONTRACT section 2): both headers, precedence,
-// malformed / unknown / revoked keys, revocation across instances, lastUsedAt.
+// malformed / unknown / revoked keys, revocation across instances (with keys
+// cached in memory), lastUsedAt.
 import t from 'tap'
-import { build, buildBehindDatabaseRelay, createShop, internalHeaders } from '../helper.js'
+import { testRedisUrl } from '../databases.js'
+import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { build, buildBehindDatabaseRelay, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'
+
+const revoke = (app: App, shop: ShopFixture) =>
+  app.inject({ method: 'POST', url: `/internal/v1/shops/${shop.shopId}/api-keys/${shop.keyId}/revoke`, headers: internalHeaders })
+/** A /v1 request that needs the key but nothing else from the database: the 404 of an unknown route. */
+const probe = (app: App, shop: ShopFixture) =>
+  app.inject({ method: 'GET', url: '/v1/no-such-route', headers: shop.headers }).then((res) => res.statusCode)
 
 t.test('API key authentication', async (t) => {
   const app = await build(t)
@@ -109,4 +118,89 @@ t.test('malformed keys never reach the database', async (t) => {
   const unknown = await get({ authorization: `Bearer service_sk_${'A'.repeat(40)}` })
   t.equal(unknown.statusCode, 503, 'a well-formed key has to be looked up')
   t.equal(unknown.json().error.code, 'SERVICE_UNAVAILABLE')
+})
+
+t.test('a key in use is cached: no database lookup per request', async (t) => {
+  const { app, relay } = await buildBehindDatabaseRelay(t)
+  const shop = await createShop(app)
+  const idle = await createShop(app, 'Idle shop')
+  // The first requests learn the revocation epoch from Redis; lookups after that are cached.
+  t.equal(await probe(app, shop), 404, 'looked up')
+  t.equal(await probe(app, shop), 404, 'looked up and cached')
+  await relay.cut()
+  t.equal(await probe(app, shop), 404, 'the database is away, the cached key still authenticates')
+  t.equal(await probe(app, idle), 503, 'a key not seen yet has to be looked up')
+  await relay.restore()
+})
+
+t.test('revocation reaches an instance that has the key cached, and only that key', async (t) => {
+  const a = await build(t)
+  const b = await build(t)
+  const victim = await createShop(a, 'Victim')
+  const bystander = await createShop(a, 'Bystander')
+  for (let i = 0; i < 3; i++) {
+    t.equal(await probe(b, victim), 404)
+    t.equal(await probe(b, bystander), 404)
+  }
+  t.equal((await revoke(a, victim)).statusCode, 200)
+  t.equal(await probe(b, victim), 401, 'the very next request on the other instance')
+  t.equal(await probe(a, victim), 401, 'and on the revoking one')
+  t.equal(await probe(b, bystander), 404, 'other keys keep working')
+})
+
+t.test('a cached key is not trusted while Redis does not answer', async (t) => {
+  const redis = new URL(testRedisUrl())
+  const relay = await tcpRelay(redis.hostname, Number(redis.port || 6379))
+  t.teardown(relay.cut)
+  const a = await build(t)
+  const b = await build(t, { REDIS_URL: viaRelay(testRedisUrl(), relay) })
+  const victim = await createShop(a, 'Victim')
+  const bystander = await createShop(a, 'Bystander')
+  t.equal(await probe(b, victim), 404)
+  t.equal(await probe(b, bystander), 404)
+
+  await relay.cut()
+  t.equal((await revoke(a, victim)).statusCode, 200, 'revoked while b cannot hear of it through Redis')
+  t.equal(await probe(b, victim), 401, 'b asks the database instead')
+  t.equal(await probe(b, bystander), 404, 'and keeps serving valid keys')
+  await relay.restore()
+  for (let i = 0; i < 3; i++) t.equal(await probe(b, victim), 401, `after Redis is back (${i + 1})`)
+})
+
+t.test('a revocation Redis cannot announce is a 503; repeating it completes it', async (t) => {
+  const redis = new URL(testRedisUrl())
+  const relay = await tcpRelay(redis.hostname, Number(redis.port || 6379))
+  t.teardown(relay.cut)
+  const a = await build(t, { REDIS_URL: viaRelay(testRedisUrl(), relay) })
+  const b = await build(t)
+  const victim = await createShop(b, 'Victim')
+  t.equal(await probe(b, victim), 404)
+
+  await relay.cut()
+  const failed = await revoke(a, victim)
+  t.equal(failed.statusCode, 503)
+  t.equal(failed.json().error.code, 'SERVICE_UNAVAILABLE')
+  t.equal(await probe(a, victim), 401, 'revoked in the database all the same')
+
+  await relay.restore()
+  let repeated = await revoke(a, victim)
+  for (let i = 0; i < 50 && repeated.statusCode !== 200; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    repeated = await revoke(a, victim)
+  }
+  t.equal(repeated.statusCode, 200, 'repeated once Redis is back')
+  t.equal(await probe(b, victim), 401, 'now every instance refuses it')
+})
+
+t.test('embedded database: keys are cached in the one process that can revoke them', async (t) => {
+  const app = await build(t, { DATABASE_URL: undefined, REDIS_URL: undefined, DATA_DIR: 'memory://' })
+  const victim = await createShop(app, 'Victim')
+  const bystander = await createShop(app, 'Bystander')
+  for (let i = 0; i < 3; i++) {
+    t.equal(await probe(app, victim), 404)
+    t.equal(await probe(app, bystander), 404)
+  }
+  t.equal((await revoke(app, victim)).statusCode, 200)
+  t.equal(await probe(app, victim), 401, 'the very next request')
+  t.equal(await probe(app, bystander), 404)
 })

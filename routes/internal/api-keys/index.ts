@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { createApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js'
 import { findShop } from '../../../db/shops.js'
-import { notFound } from '../../../plugins/errors.js'
+import { ApiError, notFound } from '../../../plugins/errors.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
 import { ApiKeySchema, apiKeyView, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
 
@@ -46,14 +46,20 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['internal'],
       summary: 'Revoke an API key',
-      description: 'Takes effect on the very next request, on every instance.',
+      description: 'Takes effect on the very next request, on every instance. 503 SERVICE_UNAVAILABLE when the key is revoked in the database but the instances could not be told (Redis unreachable): revoke again, it is safe to repeat; until then other instances may accept the key for up to a minute.',
       security: internalSecurity,
       params: Type.Object({ shopId: Id, keyId: Id }),
-      response: { 200: Envelope(Type.Object({ apiKey: ApiKeySchema })), ...errors }
+      response: { 200: Envelope(Type.Object({ apiKey: ApiKeySchema })), ...errors, 503: Type.Ref(ErrorBody) }
     }
   }, async function revokeKey (request) {
     const apiKey = await revokeApiKey(fastify.db, request.params.shopId, request.params.keyId)
     if (!apiKey) throw notFound('API key')
+    try {
+      await fastify.announceKeyRevocation()
+    } catch (err) {
+      request.log.error({ err }, 'could not announce an api key revocation')
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The key is revoked, but not every instance could be told yet; revoke it again shortly.')
+    }
     return { success: true as const, data: { apiKey: apiKeyView(apiKey) } }
   })
 }

@@ -23,9 +23,8 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { limit } = request.query
     // The instant as the API writes it (UTC, milliseconds), the same for the query and the echo.
     const cursor = request.query.cursor === undefined ? undefined : parseDateTime(request.query.cursor)!.toISOString()
-    const rows = await listMessages(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, cursor, limit)
-    if (rows === undefined) throw notFound('Order')
-    const messages = rows.map(messageView)
+    const messages = await listMessages(fastify.db, request.apiKey!.shopId, request.params.id, cursor, limit)
+    if (messages === undefined) throw notFound('Order')
     const nextCursor = messages.at(-1)?.createdAt ?? cursor ?? null
     return { success: true as const, data: { messages, nextCursor } }
   })

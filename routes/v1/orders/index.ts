@@ -28,8 +28,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async function listShopOrders (request) {
     const { status, productId, page, limit, sort } = request.query
     const statuses = [...new Set(status.split(','))] as OrderStatus[]
-    const { rows, total } = await listOrders(fastify.db, request.apiKey!.shopId, { statuses, productId, page, limit, sort })
-    return { success: true as const, data: { orders: rows.map(orderView), total, page, limit } }
+    const { orders, total } = await listOrders(fastify.db, request.apiKey!.shopId, { statuses, productId, page, limit, sort })
+    return { success: true as const, data: { orders, total, page, limit } }
   })
 
   fastify.get('/:id', {

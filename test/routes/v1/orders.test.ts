@@ -235,6 +235,19 @@ t.test('orders of products without automation are invisible', async (t) => {
   t.equal(gone.statusCode, 404)
   const take = await act(app, shop, visible.id, 'take')
   t.equal(take.statusCode, 404)
+  const emptied = await app.inject({ method: 'GET', url: '/v1/orders', headers: shop.headers })
+  t.same(emptied.json().data, { orders: [], total: 0, page: 1, limit: 20 }, 'gone from the list and its total')
+  t.equal((await app.inject({ method: 'GET', url: `/v1/orders/${visible.id}/messages`, headers: shop.headers })).statusCode, 404)
+
+  // And on again: the orders come back, with orders bought meanwhile.
+  const later = await buy(app, put.json().data.product)
+  const back = await app.inject({ method: 'PUT', url: `/v1/products/${automated.id}`, headers: shop.headers, payload: productInput(automated.categoryId, { external: true, fields: put.json().data.product.fields }) })
+  t.equal(back.statusCode, 200, back.body)
+  const restored = await app.inject({ method: 'GET', url: '/v1/orders', headers: shop.headers })
+  t.same(restored.json().data.orders.map((o: { id: string }) => o.id), [visible.id, later.id])
+  t.equal(restored.json().data.total, 2)
+  t.equal((await app.inject({ method: 'GET', url: `/v1/orders/${later.id}/messages`, headers: shop.headers })).statusCode, 200)
+  t.equal((await act(app, shop, later.id, 'take')).statusCode, 200)
 })
 
 t.test('another shop\'s order is not found; malformed ids are not found', async (t) => {

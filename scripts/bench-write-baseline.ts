@@ -1,0 +1,153 @@
+// The benchmark's write baseline: the least a server can do for the seller bot's
+// writes. A bare Fastify app (no plugins, no schemas, no hooks) on postgres.js
+// with named prepared statements and the service's pool size. Per request: the
+// key lookup by hash, then in one transaction the same SQL work as the service
+// (db/orders.ts transitionOrder, db/messages.ts postMessage, db/events.ts
+// recordEvent): the conditional UPDATE of the order (or the chat insert under
+// the order row's lock), the ledger row where the state machine has one, the
+// shop's event seq and the event row. The database triggers (order counts)
+// fire for both alike. No idempotency, no rate limit: that is the service's
+// extra work being measured. scripts/bench.ts starts it as a child process.
+//
+// Env: PORT, DATABASE_URL, DB_POOL_MAX (default 10).
+import { createHash } from 'node:crypto'
+import Fastify from 'fastify'
+import postgres from 'postgres'
+
+const sql = postgres(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', {
+  max: Number(process.env.DB_POOL_MAX ?? 10),
+  prepare: true,
+  onnotice: () => {},
+  connection: { application_name: 'seller-api-bench-write-baseline' }
+})
+
+const app = Fastify({ logger: false })
+
+interface OrderRow {
+  id: string
+  status: string
+  created_at: Date
+  product_id: string
+  product_title: string
+  quantity: number
+  amount: string
+  field_values: unknown
+  assignee_type: string
+  delivered_values: string[]
+  taken_at: Date | null
+  delivered_at: Date | null
+  shop_id: string
+  external: boolean
+}
+
+async function shopOf (authorization: string | undefined): Promise<string | undefined> {
+  const secret = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined
+  if (!secret) return undefined
+  const hash = createHash('sha256').update(secret).digest('hex')
+  const [row] = await sql<{ shop_id: string }[]>`select id, shop_id from api_keys where key_hash = ${hash} and revoked_at is null`
+  return row?.shop_id
+}
+
+const unauthorized = { success: false, error: { code: 'API_KEY_INVALID', message: 'The API key is missing, malformed, unknown or revoked.' } }
+const conflict = { success: false, error: { code: 'ORDER_INVALID_STATUS', message: 'The order\'s status does not allow this.' } }
+const iso = (d: Date | null) => d === null ? null : d.toISOString()
+
+function orderView (r: OrderRow) {
+  return {
+    id: r.id,
+    status: r.status,
+    createdAt: r.created_at.toISOString(),
+    productId: r.product_id,
+    productTitle: r.product_title,
+    quantity: r.quantity,
+    amount: Number(r.amount),
+    fieldValues: r.field_values,
+    assigneeType: r.assignee_type,
+    deliveredValue: r.delivered_values.length === 0 ? null : r.delivered_values.join('\n'),
+    deliveredValues: r.delivered_values,
+    takenAt: iso(r.taken_at),
+    deliveredAt: iso(r.delivered_at)
+  }
+}
+
+const returning = sql`returning id, status, created_at, product_id, product_title, quantity, amount, field_values, assignee_type,
+  delivered_values, taken_at, delivered_at, shop_id, (select external from products where id = orders.product_id) as external`
+const visible = (shopId: string) => sql`shop_id = ${shopId} and exists (select 1 from products where products.id = orders.product_id and products.external)`
+
+async function recordEvent (tx: postgres.TransactionSql, shopId: string, type: string, data: unknown) {
+  const [shop] = await tx<{ event_seq: number }[]>`update shops set event_seq = event_seq + 1 where id = ${shopId} returning event_seq`
+  await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${shop.event_seq}, ${type}, ${sql.json(data as postgres.JSONValue)})
+    returning id, shop_id, seq, type, data, created_at`
+}
+
+type Action = 'take' | 'deliver' | 'cancel'
+
+function transition (tx: postgres.TransactionSql, action: Action, orderId: string, shopId: string, body: { value?: string, reason?: string } | undefined) {
+  if (action === 'take') {
+    return tx<OrderRow[]>`update orders set status = 'processing', assignee_type = 'api', taken_at = date_trunc('milliseconds', now()),
+      updated_at = date_trunc('milliseconds', now()) where id = ${orderId} and status in ('paid') and ${visible(shopId)} ${returning}`
+  }
+  if (action === 'deliver') {
+    const values = body?.value === undefined ? [] : [body.value]
+    return tx<OrderRow[]>`update orders set delivered_values = ${sql.json(values)}, status = 'awaiting_confirmation',
+      delivered_at = date_trunc('milliseconds', now()), updated_at = date_trunc('milliseconds', now())
+      where id = ${orderId} and status in ('processing') and ${visible(shopId)} ${returning}`
+  }
+  return tx<OrderRow[]>`update orders set cancel_reason = ${body?.reason ?? null}, status = 'cancelled', cancelled_at = date_trunc('milliseconds', now()),
+    updated_at = date_trunc('milliseconds', now())
+    where id = ${orderId} and status in ('paid', 'processing', 'awaiting_confirmation') and ${visible(shopId)} ${returning}`
+}
+
+const eventTypes: Record<Action, string> = { take: 'order.taken', deliver: 'order.delivered', cancel: 'order.cancelled' }
+
+app.get('/healthz', async () => ({ status: 'ok' }))
+
+app.post('/v1/orders/:id/:action(take|deliver|cancel)', async (request, reply) => {
+  const shopId = await shopOf(request.headers.authorization)
+  if (!shopId) return reply.code(401).send(unauthorized)
+  const { id, action } = request.params as { id: string, action: Action }
+  const order = await sql.begin(async (tx) => {
+    const [row] = await transition(tx, action, id, shopId, request.body as { value?: string, reason?: string } | undefined)
+    if (!row) return null
+    if (action === 'cancel') await tx`insert into ledger_entries (shop_id, order_id, kind, amount) values (${row.shop_id}, ${row.id}, 'refund', ${row.amount})`
+    const view = orderView(row)
+    if (row.external) await recordEvent(tx, row.shop_id, eventTypes[action], { order: view })
+    return view
+  })
+  if (!order) return reply.code(409).send(conflict)
+  return { success: true, data: { order } }
+})
+
+app.post('/v1/orders/:id/messages', async (request, reply) => {
+  const shopId = await shopOf(request.headers.authorization)
+  if (!shopId) return reply.code(401).send(unauthorized)
+  const { id } = request.params as { id: string }
+  const text = (request.body as { text: string }).text.trim()
+  const message = await sql.begin(async (tx) => {
+    const [order] = await tx<{ id: string, shop_id: string, external: boolean }[]>`
+      select id, shop_id, (select external from products where products.id = orders.product_id) as external
+      from orders where id = ${id} and ${visible(shopId)} for no key update`
+    if (!order) return null
+    const [row] = await tx<{ id: string, sender_role: string, text: string, created_at: Date }[]>`
+      insert into order_messages (order_id, sender_role, text, created_at)
+      values (${id}, 'seller', ${text}, greatest(date_trunc('milliseconds', clock_timestamp()),
+        (select max(created_at) + interval '1 millisecond' from order_messages where order_id = ${id})))
+      returning id, sender_role, text, created_at`
+    const view = { id: row.id, senderRole: row.sender_role, text: row.text, createdAt: row.created_at.toISOString() }
+    if (order.external) await recordEvent(tx, order.shop_id, 'message.created', { orderId: id, message: view })
+    return view
+  })
+  if (!message) return reply.code(404).send({ success: false, error: { code: 'ORDER_NOT_FOUND', message: 'Order not found.' } })
+  return reply.code(201).send({ success: true, data: { message } })
+})
+
+app.listen({ port: Number(process.env.PORT ?? 3101), host: '127.0.0.1' }).catch((err) => {
+  console.error(err)
+  process.exit(1)
+})
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    app.close().then(() => sql.end({ timeout: 2 })).finally(() => process.exit(0))
+  })
+}

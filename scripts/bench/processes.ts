@@ -1,0 +1,128 @@
+// The bench's child processes (the service, the baselines) and what it reads
+// about them from /proc: CPU time, peak memory. Linux only, like the bench.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type postgres from 'postgres'
+import ts from 'typescript'
+
+export const root = fileURLToPath(new URL('../..', import.meta.url))
+
+export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`)
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Server {
+  name: string
+  port: number
+  child: ChildProcess
+  output: string[]
+  exited: boolean
+  /** Postgres application_name of its pool, to find its backends; null without Postgres. */
+  applicationName: string | null
+}
+
+const servers: Server[] = []
+
+export function startServer (name: string, args: string[], env: Record<string, string>, port: number, applicationName: string | null): Server {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...env, PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const server: Server = { name, port, child, output: [], exited: false, applicationName }
+  const keep = (chunk: Buffer) => {
+    server.output.push(...chunk.toString().split('\n').filter(Boolean))
+    if (server.output.length > 40) server.output.splice(0, server.output.length - 40)
+  }
+  child.stdout!.on('data', keep)
+  child.stderr!.on('data', keep)
+  child.on('exit', () => { server.exited = true })
+  servers.push(server)
+  return server
+}
+
+export async function waitReady (server: Server, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    if (server.exited) throw new Error(`${server.name} exited during start:\n${server.output.join('\n')}`)
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/healthz`)
+      if (res.ok) return
+    } catch { /* not listening yet */ }
+    await sleep(100)
+  }
+  throw new Error(`${server.name} not ready after ${timeoutMs} ms:\n${server.output.join('\n')}`)
+}
+
+export async function stopServer (server: Server) {
+  if (server.exited) return
+  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
+  server.child.kill('SIGTERM')
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 5000)
+  await exited
+  clearTimeout(timer)
+}
+
+export const stopAllServers = () => Promise.allSettled(servers.map(stopServer))
+export const killAllServers = () => { for (const s of servers) if (!s.exited) s.child.kill('SIGKILL') }
+
+/** A TypeScript file of scripts/ as plain ESM for `node --input-type=module --eval` (no tsx loader in its memory). */
+export function transpiled (file: string): string {
+  const source = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
+}
+
+/** Runs a command in the repository root; rejects with its output when it fails. */
+export function run (command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (c: Buffer) => { output += c.toString() })
+    child.stderr.on('data', (c: Buffer) => { output += c.toString() })
+    child.on('error', reject)
+    child.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output}`)))
+  })
+}
+
+/** Peak resident set of a process so far (VmHWM), in MB. */
+export function peakRssMb (pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024
+}
+
+const clockTicks = (() => { try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100 } catch { return 100 } })()
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds (pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from #3 on
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks // utime #14, stime #15
+}
+
+/** CPU seconds so far of the Postgres backends of one pool (by application_name; Postgres must be local). */
+export async function backendCpuSeconds (monitor: postgres.Sql, database: string, applicationName: string): Promise<Map<number, number>> {
+  const rows = await monitor<{ pid: number }[]>`
+    select pid from pg_stat_activity where datname = ${database} and application_name = ${applicationName}`
+  const cpu = new Map<number, number>()
+  for (const { pid } of rows) {
+    try { cpu.set(pid, cpuSeconds(pid)) } catch { /* not local, or gone */ }
+  }
+  return cpu
+}
+
+/** CPU seconds used since `before` by the backends in it that still exist. */
+export function backendCpuSince (before: Map<number, number>): number {
+  let used = 0
+  for (const [pid, seconds] of before) {
+    try { used += cpuSeconds(pid) - seconds } catch { /* closed meanwhile */ }
+  }
+  return used
+}

@@ -1,0 +1,103 @@
+// The bench's tables: every measurement of a run, then each target of issue 11
+// with its value in every run, the median over the runs, and PASS or FAIL.
+import type { Measure } from './load.js'
+import { BACKLOG, SMALL_QUEUE, writeOps, type WriteOp } from './seed.js'
+
+export interface Pair { baseline: Measure, service: Measure }
+
+export interface RunResult {
+  /** 1-minute load average: before the run, sampled every few seconds during it, after. */
+  load: { before: number, during: number[], after: number }
+  reads?: { orders: Pair, messages: Pair }
+  writes?: Partial<Record<WriteOp, Pair>>
+  backlog?: { big: Measure, small: Measure }
+  tableSize?: { small: Measure, large: Measure }
+  embedded?: Measure
+}
+
+interface Target {
+  row: string
+  goal: string
+  value: (run: RunResult) => number | undefined
+  pass: (value: number) => boolean
+  format: (value: number) => string
+}
+
+const ratio = (value: number) => `${value.toFixed(2)}×`
+const at = (v: number) => `${v.toFixed(0)} req/s`
+
+export const targets: Target[] = [
+  { row: 'reads: GET /v1/orders?status=paid&limit=20', goal: '≥ 1.2× baseline', value: (r) => r.reads && r.reads.orders.service.rps / r.reads.orders.baseline.rps, pass: (v) => v >= 1.2, format: ratio },
+  { row: 'reads: GET /v1/orders/{id}/messages?cursor=…', goal: '≥ 1.2× baseline', value: (r) => r.reads && r.reads.messages.service.rps / r.reads.messages.baseline.rps, pass: (v) => v >= 1.2, format: ratio },
+  ...writeOps.map((op): Target => ({
+    row: `writes: ${op === 'message' ? 'POST /v1/orders/{id}/messages' : `POST /v1/orders/{id}/${op}`} + Idempotency-Key`,
+    goal: '≥ 0.9× write baseline',
+    value: (r) => { const pair = r.writes?.[op]; return pair && pair.service.rps / pair.baseline.rps },
+    pass: (v) => v >= 0.9,
+    format: ratio
+  })),
+  { row: `backlog: orders list, shop with ${BACKLOG} paid vs ${SMALL_QUEUE}, p50`, goal: '≤ 1.5×', value: (r) => r.backlog && r.backlog.big.p50 / r.backlog.small.p50, pass: (v) => v <= 1.5, format: ratio },
+  { row: `backlog: orders list, shop with ${BACKLOG} paid vs ${SMALL_QUEUE}, p99`, goal: '≤ 1.5×', value: (r) => r.backlog && r.backlog.big.p99 / r.backlog.small.p99, pass: (v) => v <= 1.5, format: ratio },
+  { row: 'table size: orders list at 1 M orders vs 10 k, p50', goal: '≤ 1.3×', value: (r) => r.tableSize && r.tableSize.large.p50 / r.tableSize.small.p50, pass: (v) => v <= 1.3, format: ratio },
+  { row: 'table size: orders list at 1 M orders vs 10 k, p99', goal: '≤ 1.3×', value: (r) => r.tableSize && r.tableSize.large.p99 / r.tableSize.small.p99, pass: (v) => v <= 1.3, format: ratio },
+  { row: 'embedded (PGlite): orders list, demo shop with 10 000 paid', goal: '≥ 300 req/s', value: (r) => r.embedded?.rps, pass: (v) => v >= 300, format: at }
+]
+
+export function median (values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+const fmt = (n: number, digits = 0) => Number.isFinite(n) ? n.toFixed(digits) : '–'
+const loadText = (load: RunResult['load']) => {
+  const during = load.during.length > 0 ? `${fmt(Math.min(...load.during), 2)}–${fmt(Math.max(...load.during), 2)}` : '–'
+  return `before ${fmt(load.before, 2)}, during ${during}, after ${fmt(load.after, 2)}`
+}
+
+function measureRow (name: string, m: Measure): string {
+  return `| ${name.padEnd(30)} | ${fmt(m.rps).padStart(6)} | ${fmt(m.p50, 1).padStart(5)} | ${fmt(m.p99, 1).padStart(5)} | ` +
+    `${fmt(m.nodeMs, 3).padStart(5)} | ${fmt(m.postgresMs, 3).padStart(8)} | ${fmt(m.redisMs, 3).padStart(5)} | ${fmt(m.redisCalls, 1).padStart(10)} |`
+}
+
+/** All measurements of one run. */
+export function runTable (index: number, run: RunResult): string {
+  const lines = [
+    '',
+    `Run ${index} — 1-minute load average ${loadText(run.load)}`,
+    '| measurement                    |  req/s |   p50 |   p99 |  node | postgres | redis | redis cmds |',
+    '|--------------------------------|-------:|------:|------:|------:|---------:|------:|-----------:|'
+  ]
+  const pair = (name: string, p: Pair) => { lines.push(measureRow(`${name}, baseline`, p.baseline), measureRow(`${name}, service`, p.service)) }
+  if (run.reads) { pair('orders list', run.reads.orders); pair('messages poll', run.reads.messages) }
+  for (const op of writeOps) { const p = run.writes?.[op]; if (p) pair(op, p) }
+  if (run.backlog) { lines.push(measureRow(`list, ${BACKLOG} paid`, run.backlog.big), measureRow(`list, ${SMALL_QUEUE} paid`, run.backlog.small)) }
+  if (run.tableSize) { lines.push(measureRow('list, 1 M orders table', run.tableSize.large), measureRow('list, 10 k orders table', run.tableSize.small)) }
+  if (run.embedded) lines.push(measureRow('embedded list (PGlite)', run.embedded))
+  lines.push('(latency in ms; CPU in ms per request of the server process, its Postgres backends, and the whole Redis server;',
+    ' Redis commands per request, those inside scripts included)')
+  return lines.join('\n')
+}
+
+/** Every target: its value in each run, the median, PASS / FAIL on the median. */
+export function targetTable (runs: RunResult[]): string {
+  const header = runs.map((_, i) => ` run ${i + 1} `.padStart(10)).join('|')
+  const lines = [
+    '',
+    `Targets (issue 11), ${runs.length} run(s); ratios within each run; the verdict is on the median`,
+    `| target${' '.repeat(56)} | goal                  |${header}|     median | verdict |`,
+    `|${'-'.repeat(64)}|-----------------------|${runs.map(() => '----------:').join('|')}|-----------:|---------|`
+  ]
+  for (const target of targets) {
+    const values = runs.map(target.value)
+    const known = values.filter((v): v is number => v !== undefined && Number.isFinite(v))
+    const cells = values.map((v) => (v === undefined ? 'skipped' : target.format(v)).padStart(10)).join(' |')
+    const mid = known.length > 0 ? median(known) : undefined
+    const verdict = mid === undefined ? 'skipped' : target.pass(mid) ? 'PASS' : 'FAIL'
+    lines.push(`| ${target.row.padEnd(62)} | ${target.goal.padEnd(21)} |${cells} | ${(mid === undefined ? '–' : target.format(mid)).padStart(10)} | ${verdict.padEnd(7)} |`)
+  }
+  lines.push(`| ${'events feed + hot path with 5 000 held long polls'.padEnd(62)} | the figures above     |${runs.map(() => '         –').join(' |')} |          – | not run |`)
+  lines.push('(the events feed, GET /v1/events, is built on another branch; this row is measured once it is merged)')
+  lines.push('Load average (1 min) per run: ' + runs.map((r, i) => `run ${i + 1}: ${loadText(r.load)}`).join('; '))
+  return lines.join('\n')
+}
