@@ -34,6 +34,10 @@ export async function testConfig (overrides: Partial<Config> = {}): Promise<Conf
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'http://files.test',
     DB_POOL_MAX: 5,
+    // Test files share a busy machine, and an embedded database blocks the loop while
+    // it starts: shedding by event-loop delay would refuse requests at random. The
+    // load-shedding test sets its own limits.
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0,
     ...overrides
   })
 }
