@@ -19,6 +19,13 @@ export interface Database {
   /** Applies pending migrations; safe when several instances start at once. */
   migrate: () => Promise<void>
   ping: () => Promise<void>
+  /**
+   * LISTENs on `channel` on a connection of its own (not the pool's). `onListen`
+   * runs each time the LISTEN is in place: once at first, and again after the
+   * connection dropped and came back (notifications sent meanwhile are lost).
+   * Resolves to a function that stops listening.
+   */
+  listen: (channel: string, onNotify: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
   close: () => Promise<void>
 }
 
@@ -63,6 +70,12 @@ async function openPostgres (url: string, max: number): Promise<Database> {
       }
     },
     async ping () { await client`select 1` },
+    async listen (channel, onNotify, onListen) {
+      // postgres.js keeps one dedicated connection for all LISTENs of this client,
+      // re-listens after it drops (retrying until Postgres is back) and calls onListen again.
+      const { unlisten } = await client.listen(channel, onNotify, onListen)
+      return unlisten
+    },
     async close () { await client.end({ timeout: 5 }) }
   }
 }
@@ -79,6 +92,12 @@ async function openPglite (dataDir: string): Promise<Database> {
     kind: 'pglite',
     async migrate () { await migrate(db, { migrationsFolder }) },
     async ping () { await client.query('select 1') },
+    async listen (channel, onNotify, onListen) {
+      // In-process: PGlite delivers a NOTIFY to its own listeners when the transaction commits.
+      const unlisten = await client.listen(channel, onNotify)
+      onListen()
+      return async () => { if (!client.closed) await unlisten() }
+    },
     async close () { if (!client.closed) await client.close() }
   }
 }

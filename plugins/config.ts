@@ -20,7 +20,8 @@ export const ConfigSchema = Type.Object({
   IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400 }),
   TRUST_PROXY: Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.String({ minLength: 1 })], { default: false }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
-  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 })
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30 })
 })
 
 export type Config = Static<typeof ConfigSchema>

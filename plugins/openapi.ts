@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody } from '../schemas/common.js'
+import { eventSchemas } from '../schemas/events.js'
 
 type Operation = {
   parameters?: Array<{ in: string, required?: boolean, schema?: { default?: unknown } }>
@@ -30,7 +31,8 @@ function markOptionalInputs (document: { paths?: Record<string, Record<string, O
 
 async function openapiPlugin (fastify: FastifyInstance) {
   const { config } = fastify
-  fastify.addSchema(ErrorBody)
+  // Named schemas shared by routes (components of the document).
+  for (const schema of [ErrorBody, ...eventSchemas]) fastify.addSchema(schema)
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -58,6 +60,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'catalog', description: 'Categories, currency rates and images' },
         { name: 'orders', description: 'Fulfilment: list, take, deliver, cancel' },
         { name: 'messages', description: 'The order chat' },
+        { name: 'events', description: 'The shop\'s order feed: every change once, in commit order, long-polled' },
         { name: 'internal', description: 'Operator API (not part of the public API)' },
         { name: 'service', description: 'Health and public files' }
       ]
