@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
+import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -20,10 +21,11 @@ export interface Database {
   migrate: () => Promise<void>
   ping: () => Promise<void>
   /**
-   * LISTENs on `channel` on a connection of its own (not the pool's). `onListen`
-   * runs each time the LISTEN is in place: once at first, and again after the
-   * connection dropped and came back (notifications sent meanwhile are lost).
-   * Resolves to a function that stops listening.
+   * LISTENs on `channel` on a connection of its own (not the pool's) for what
+   * transactions send with notifyAfterCommit (db/notifications.ts); `onNotify`
+   * gets each payload. `onListen` runs each time the LISTEN is in place: once at
+   * first, and again after the connection dropped and came back (notifications
+   * sent meanwhile are lost). Resolves to a function that stops listening.
    */
   listen: (channel: string, onNotify: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
   close: () => Promise<void>
@@ -56,8 +58,16 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     // Dates come back as Date; numeric stays an exact string (drizzle's default).
     connection: { application_name: 'shop-seller-api' }
   })
+  // Notifications after commit, on a connection of their own that does not wait for the disk.
+  const notifierClient = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: 5,
+    connection: { application_name: 'shop-seller-api', synchronous_commit: 'off' }
+  })
+  const notifier = new Notifier((channel, payload) => notifierClient`select pg_notify(${channel}, ${payload})`)
   return {
-    db: drizzle({ client, schema }) as unknown as Db,
+    db: notifyingAfterCommit(drizzle({ client, schema }) as unknown as Db, notifier),
     kind: 'postgres',
     async migrate () {
       // One connection, so the session-level lock and the migration share it.
@@ -73,10 +83,13 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     async listen (channel, onNotify, onListen) {
       // postgres.js keeps one dedicated connection for all LISTENs of this client,
       // re-listens after it drops (retrying until Postgres is back) and calls onListen again.
-      const { unlisten } = await client.listen(channel, onNotify, onListen)
+      const { unlisten } = await client.listen(channel, (notification) => payloadsOf(notification).forEach(onNotify), onListen)
       return unlisten
     },
-    async close () { await client.end({ timeout: 5 }) }
+    async close () {
+      await notifier.close()
+      await Promise.all([client.end({ timeout: 5 }), notifierClient.end({ timeout: 5 })])
+    }
   }
 }
 
@@ -87,17 +100,21 @@ async function openPglite (dataDir: string): Promise<Database> {
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true })
   const client = await PGlite.create(dataDir)
   const db = drizzle({ client, schema })
+  const notifier = new Notifier((channel, payload) => client.query('select pg_notify($1, $2)', [channel, payload]))
   return {
-    db: db as unknown as Db,
+    db: notifyingAfterCommit(db as unknown as Db, notifier),
     kind: 'pglite',
     async migrate () { await migrate(db, { migrationsFolder }) },
     async ping () { await client.query('select 1') },
     async listen (channel, onNotify, onListen) {
-      // In-process: PGlite delivers a NOTIFY to its own listeners when the transaction commits.
-      const unlisten = await client.listen(channel, onNotify)
+      // In-process: PGlite delivers a NOTIFY to its own listeners.
+      const unlisten = await client.listen(channel, (notification) => payloadsOf(notification).forEach(onNotify))
       onListen()
       return async () => { if (!client.closed) await unlisten() }
     },
-    async close () { if (!client.closed) await client.close() }
+    async close () {
+      await notifier.close()
+      if (!client.closed) await client.close()
+    }
   }
 }

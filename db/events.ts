@@ -6,6 +6,7 @@
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { EventType } from '../domain/event-types.js'
 import type { Db, Queryable, Tx } from './client.js'
+import { notifyAfterCommit } from './notifications.js'
 import { preparedOnce } from './prepared.js'
 import { events, shops } from './schema.js'
 
@@ -35,8 +36,8 @@ export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
   const [row] = await tx.insert(events)
     .values({ shopId: event.shopId, seq: shop.seq, type: event.type, data: event.data })
     .returning()
-  // Queued by Postgres and delivered only if this transaction commits, after it is visible.
-  await tx.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${event.shopId})`)
+  // The hint for held long polls, sent once the event is committed and visible.
+  notifyAfterCommit(tx, EVENTS_CHANNEL, event.shopId)
   return row as EventRow
 }
 

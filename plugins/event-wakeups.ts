@@ -1,6 +1,6 @@
 // Wake-ups for held long polls of the events feed, as `fastify.eventWakeups`.
-// One LISTEN per instance (its own connection, not the pool's) hears the
-// `pg_notify` that every event's transaction sends at commit, whichever instance
+// One LISTEN per instance (its own connection, not the pool's) hears the NOTIFY
+// that follows the commit of every event (db/events.ts), whichever instance
 // wrote it, and wakes only the held requests of that shop. A wake-up is a hint:
 // the woken request re-reads the feed. When the listening connection comes back
 // after a drop, every held request is woken once, since hints sent meanwhile are
@@ -33,6 +33,11 @@ class Waiter implements EventWatch {
   private timer: NodeJS.Timeout | undefined
 
   constructor (private readonly onClose: (waiter: Waiter) => void) {}
+
+  /** Parked in `next`, waiting for an event (not reading the feed). */
+  get waiting (): boolean {
+    return this.settle !== null
+  }
 
   wake () {
     if (this.settle) this.finish(true)
@@ -70,12 +75,12 @@ class Waiter implements EventWatch {
 /** This instance's held requests, by shop. */
 export class WakeupRegistry {
   private readonly byShop = new Map<string, Set<Waiter>>()
-  private closing = false
+  private shuttingDown = false
 
   /** Starts watching `shopId`; call before reading the feed, so nothing committed after the read is missed. */
   watch (shopId: string): EventWatch {
     const waiter = new Waiter((w) => this.forget(shopId, w))
-    if (this.closing) {
+    if (this.shuttingDown) {
       waiter.close()
       return waiter
     }
@@ -95,15 +100,20 @@ export class WakeupRegistry {
 
   /** Answers every held request now, and every later one without waiting. */
   closeAll () {
-    this.closing = true
+    this.shuttingDown = true
     for (const waiters of [...this.byShop.values()]) for (const waiter of [...waiters]) waiter.close()
   }
 
-  /** How many requests are held. */
-  get size (): number {
+  /** How many held requests are waiting for an event right now. */
+  get waiting (): number {
     let n = 0
-    for (const waiters of this.byShop.values()) n += waiters.size
+    for (const waiters of this.byShop.values()) for (const waiter of waiters) if (waiter.waiting) n++
     return n
+  }
+
+  /** Whether this instance is shutting down (held requests are being answered). */
+  get closing (): boolean {
+    return this.shuttingDown
   }
 
   private forget (shopId: string, waiter: Waiter) {

@@ -60,6 +60,8 @@ const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         read = await readFrom(shopId, position, types, limit)
         position = read.nextSeq
       }
+      // Answered early because this instance is shutting down: the client reconnects, to another one.
+      if (fastify.eventWakeups.closing) reply.header('connection', 'close')
       return { success: true as const, data: { events: (read?.events ?? []).map(eventView), nextCursor: encodeEventCursor(shopId, position) } }
     } finally {
       watch?.close()

@@ -39,7 +39,7 @@ t.test('a held request is woken by a commit on another instance', async (t) => {
     t.same(answer.events.map((e: { type: string, data: { order: { id: string } } }) => [e.type, e.data.order.id]), [['order.paid', order.id]], `round ${round}`)
     // The target is 100 ms; generous here, since the machine is shared. The point is: not the 20 s wait.
     t.ok(latency < 3000, `round ${round}: answered ${latency} ms after the commit`)
-    t.equal(reader.eventWakeups.size, 0, 'nothing stays held')
+    t.equal(reader.eventWakeups.waiting, 0, 'nothing stays held')
     cursor = answer.nextCursor
     t.same((await page(reader, shop, `after=${cursor}`)).events, [], 'nothing else')
   }
@@ -75,7 +75,7 @@ t.test('skipped kinds keep the request held; the cursor moves past them', async 
   await untilHeld(app, 1)
   await app.inject({ method: 'POST', url: `/internal/v1/orders/${order.id}/messages`, headers: internalHeaders, payload: { text: 'where is my key?' } })
   await pause(300)
-  t.equal(app.eventWakeups.size, 1, 'a message.created does not answer an order.taken poll')
+  t.equal(app.eventWakeups.waiting, 1, 'a message.created does not answer an order.taken poll')
   await act(app, shop, order.id, 'take')
   const { page: answer } = await held
   t.same(answer.events.map((e: { type: string }) => e.type), ['order.taken'])
@@ -124,6 +124,7 @@ t.test('shutdown answers held requests at once', async (t) => {
   const elapsed = Date.now() - started
   for (const res of answers) {
     t.equal(res.status, 200)
+    t.equal(res.headers.get('connection'), 'close', 'the client is told to reconnect')
     t.same((await res.json()).data, { events: [], nextCursor }, 'what it has: nothing, the same cursor')
   }
   t.ok(elapsed < 10_000, `answered well before the 30 s wait (${elapsed} ms)`)
@@ -137,8 +138,8 @@ t.test('a client that hangs up is no longer held', async (t) => {
   socket.write(`GET /v1/events?after=latest&wait=30 HTTP/1.1\r\nHost: test\r\nAuthorization: ${shop.headers.authorization}\r\n\r\n`)
   await untilHeld(app, 1)
   socket.destroy()
-  for (let i = 0; i < 200 && app.eventWakeups.size > 0; i++) await pause(10)
-  t.equal(app.eventWakeups.size, 0, 'the waiter is gone without waiting 30 s')
+  for (let i = 0; i < 200 && app.eventWakeups.waiting > 0; i++) await pause(10)
+  t.equal(app.eventWakeups.waiting, 0, 'the waiter is gone without waiting 30 s')
 })
 
 t.test('after the listening connection drops and comes back, held requests re-read', async (t) => {
