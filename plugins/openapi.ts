@@ -44,6 +44,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
           'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`.',
           `Rate limit: per key, ${config.RATE_LIMIT_MAX} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s; responses carry \`RateLimit-*\` headers, a 429 also \`Retry-After\`.`,
           `Take, deliver, cancel, product creation and posting a message accept an \`Idempotency-Key\` header (remembered ${config.IDEMPOTENCY_TTL_S} s, scoped to the shop).`,
+          `Instead of polling the order list, follow \`GET /v1/events\`: every order change and chat message once, in commit order, long-polled (events are kept ${config.EVENT_RETENTION_DAYS} days).`,
           'The `/internal/v1` operator API is for the marketplace back office and is authenticated with the internal token.'
         ].join('\n\n')
       },

@@ -4,8 +4,9 @@
 //  1. Claims and seeds a bench database as `npm run bench` does (1 000 shops with
 //     a key and a product with automation each, 120 000 orders).
 //  2. NOTIFY cost: 20 connections append events with the statements of
-//     recordEvent (bump the shop's seq, insert the event), with and without
-//     `pg_notify` in the transaction (off, on, on, off), while one connection
+//     recordEvent (bump the shop's seq, insert the event) without any hint, with
+//     `pg_notify` inside the transaction, and with the hint after commit as the
+//     service sends it (db/notifications.ts), twice each, while one connection
 //     LISTENs; reports commits/s and commit latency.
 //  3. Builds and starts two service instances on Postgres and Redis: the
 //     follower (the bots' instance, measured) and a writer.
@@ -24,9 +25,12 @@
 // default 16), BENCH_DURATION (seconds per orders-list run, default 10),
 // BENCH_EVENT_RATE (purchases/s, default 100), BENCH_EVENT_SECONDS (default 20),
 // BENCH_BOTS_PER_SHOP (default 5), BENCH_KEEP_DB=1.
+import { Agent, request } from 'node:http'
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import postgres from 'postgres'
+import { EVENTS_CHANNEL } from '../db/events.js'
+import { Notifier, payloadsOf } from '../db/notifications.js'
 import {
   autocannon, claimBenchDatabase, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, servers, SHOPS, sleep,
   startServer, stopServer, waitReady, type BenchDatabase, type Server
@@ -51,10 +55,11 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
 
 // ---------------------------------------------------------------- 2. NOTIFY cost
 
-interface CommitRun { notify: boolean, commitsPerSecond: number, p50: number, p99: number }
+type HintMode = 'none' | 'in the transaction' | 'after commit'
+interface CommitRun { mode: HintMode, commitsPerSecond: number, p50: number, p99: number }
 
 /** NOTIFY_WRITERS connections append events for NOTIFY_SECONDS, each to its own shops (no row-lock waits). */
-async function commitRun (sql: postgres.Sql, shopIds: string[], notify: boolean): Promise<CommitRun> {
+async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string[], mode: HintMode): Promise<CommitRun> {
   const latencies: number[] = []
   const payload = { order: { id: '00000000-0000-4000-8000-000000000000', status: 'paid', productTitle: 'Steam key: Game', amount: 499.9, fieldValues: [{ label: 'Email', value: 'buyer@example.com' }] } }
   const until = Date.now() + NOTIFY_SECONDS * 1000
@@ -65,32 +70,39 @@ async function commitRun (sql: postgres.Sql, shopIds: string[], notify: boolean)
       await sql.begin(async (tx) => {
         const [{ seq }] = await tx<{ seq: string }[]>`update shops set event_seq = event_seq + 1 where id = ${shopId} returning event_seq as seq`
         await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${seq}, 'order.paid', ${tx.json(payload)})`
-        if (notify) await tx`select pg_notify('seller_api_events', ${shopId})`
+        if (mode === 'in the transaction') await tx`select pg_notify(${EVENTS_CHANNEL}, ${shopId})`
       })
+      if (mode === 'after commit') notifier.notify(EVENTS_CHANNEL, shopId)
       latencies.push(performance.now() - started)
     }
   }))
   const sorted = sortedCopy(latencies)
-  const result = { notify, commitsPerSecond: latencies.length / NOTIFY_SECONDS, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }
-  log(`${elapsed()} commits ${notify ? 'with   ' : 'without'} pg_notify: ${result.commitsPerSecond.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`)
+  const result = { mode, commitsPerSecond: latencies.length / NOTIFY_SECONDS, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }
+  log(`${elapsed()} commits, hint ${mode}: ${result.commitsPerSecond.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`)
   return result
 }
 
 async function measureNotifyCost (url: string, shopIds: string[]): Promise<CommitRun[]> {
   const sql = postgres(url, { max: NOTIFY_WRITERS, onnotice: () => {} })
+  // As db/client.ts sends them.
+  const notifierClient = postgres(url, { max: 1, onnotice: () => {}, connection: { synchronous_commit: 'off' } })
+  const notifier = new Notifier((channel, payload) => notifierClient`select pg_notify(${channel}, ${payload})`)
   let heard = 0
-  const { unlisten } = await sql.listen('seller_api_events', () => { heard++ })
+  const { unlisten } = await sql.listen(EVENTS_CHANNEL, (notification) => { heard += payloadsOf(notification).length })
   try {
     const runs: CommitRun[] = []
-    for (const notify of [false, true, true, false]) runs.push(await commitRun(sql, shopIds, notify))
-    log(`${elapsed()} the listener heard ${heard} notifications`)
+    for (const mode of ['none', 'in the transaction', 'after commit', 'after commit', 'in the transaction', 'none'] as const) {
+      runs.push(await commitRun(sql, notifier, shopIds, mode))
+    }
+    await notifier.close()
+    log(`${elapsed()} the listener heard ${heard} hints`)
     // Leave the feed as the seeding made it: no events.
     await sql`truncate events`
     await sql`update shops set event_seq = 0`
     return runs
   } finally {
     await unlisten()
-    await sql.end({ timeout: 5 })
+    await Promise.all([sql.end({ timeout: 5 }), notifierClient.end({ timeout: 5 })])
   }
 }
 
@@ -139,6 +151,18 @@ interface Bots {
 
 /** BOTS_PER_SHOP bots per shop, each long-polling its own cursor from `latest`, opened in waves. */
 async function startBots (server: Server, secrets: string[]): Promise<Bots> {
+  const base = `http://127.0.0.1:${server.port}/v1/events`
+  // node:http with one keep-alive socket per bot: lighter than fetch for thousands of open requests.
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+  const get = (url: string, headers: Record<string, string>, signal: AbortSignal) => new Promise<{ status: number, body: string }>((resolve, reject) => {
+    request(url, { headers, agent, signal }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      res.on('error', reject)
+    }).on('error', reject).end()
+  })
   // One controller per bot: a signal shared by thousands of requests collects a listener per request.
   const controllers: AbortController[] = []
   let stopped = false
@@ -146,9 +170,9 @@ async function startBots (server: Server, secrets: string[]): Promise<Bots> {
   const stop = () => {
     stopped = true
     for (const controller of controllers) controller.abort()
+    agent.destroy()
   }
   const bots: Bots = { held: () => inFlight, latencies: [], delivered: 0, duplicates: 0, failures: [], stop }
-  const base = `http://127.0.0.1:${server.port}/v1/events`
   async function bot (secret: string) {
     const controller = new AbortController()
     controllers.push(controller)
@@ -157,10 +181,10 @@ async function startBots (server: Server, secrets: string[]): Promise<Bots> {
     while (!stopped) {
       inFlight++
       try {
-        const res = await fetch(`${base}?after=${cursor}&wait=30&limit=100`, { headers: { authorization: `Bearer ${secret}` }, signal: controller.signal })
-        const body = await res.json() as { data: { events: Array<{ id: string, createdAt: string }>, nextCursor: string } }
+        const res = await get(`${base}?after=${cursor}&wait=30&limit=100`, { authorization: `Bearer ${secret}` }, controller.signal)
         const arrived = Date.now()
-        if (res.status !== 200) throw new Error(`status ${res.status}: ${JSON.stringify(body).slice(0, 200)}`)
+        if (res.status !== 200) throw new Error(`status ${res.status}: ${res.body.slice(0, 200)}`)
+        const body = JSON.parse(res.body) as { data: { events: Array<{ id: string, createdAt: string }>, nextCursor: string } }
         for (const event of body.data.events) {
           if (seen.has(event.id)) bots.duplicates++
           seen.add(event.id)
@@ -247,17 +271,16 @@ function report (figures: {
 }) {
   const { commits, orders, events, rss } = figures
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length
-  const off = commits.filter((c) => !c.notify)
-  const on = commits.filter((c) => c.notify)
+  const commitRate = (mode: HintMode) => mean(commits.filter((c) => c.mode === mode).map((c) => c.commitsPerSecond))
   const without = orders.filter((o) => o.label.startsWith('without'))
   const withPolls = orders.filter((o) => o.label.startsWith('with '))
   const ordersRatio = mean(withPolls.map((o) => o.p99)) / mean(without.map((o) => o.p99))
   const lines = ['', `Events feed: ${SHOPS} shops × ${BOTS_PER_SHOP} bots = ${figures.bots} long polls on one instance; DB_POOL_MAX=${POOL_MAX}`,
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average ${figures.loads.join(' → ')}`, '',
     `NOTIFY cost (${NOTIFY_WRITERS} connections appending events, ${NOTIFY_SECONDS} s per run, one listener):`,
-    '| pg_notify | commits/s | p50 ms | p99 ms |', '|---|--:|--:|--:|',
-    ...commits.map((c) => `| ${c.notify ? 'yes' : 'no'} | ${c.commitsPerSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} |`),
-    `with/without: ${(mean(on.map((c) => c.commitsPerSecond)) / mean(off.map((c) => c.commitsPerSecond))).toFixed(2)}× the commits/s`, '',
+    '| hint | commits/s | p50 ms | p99 ms |', '|---|--:|--:|--:|',
+    ...commits.map((c) => `| ${c.mode} | ${c.commitsPerSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} |`),
+    `commits/s against no hint: in the transaction ${(commitRate('in the transaction') / commitRate('none')).toFixed(2)}×, after commit ${(commitRate('after commit') / commitRate('none')).toFixed(2)}×`, '',
     `GET /v1/orders?status=paid&limit=20 on the follower (${CONNECTIONS} connections, ${DURATION_S} s per run):`,
     '| run | req/s | p50 ms | p99 ms |', '|---|--:|--:|--:|',
     ...orders.map((o) => `| ${o.label} | ${o.rps.toFixed(0)} | ${o.p50} | ${o.p99} |`),
