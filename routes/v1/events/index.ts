@@ -52,8 +52,10 @@ const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (watch) reply.raw.once('close', () => watch.close())
     try {
       let read: FeedRead | null = null
-      let position = after === 'latest' ? await newestEventSeq(db, shopId) : null
-      if (position === null) {
+      let position: number
+      if (after === 'latest') {
+        position = await newestEventSeq(db, shopId)
+      } else {
         read = await readFrom(shopId, start, types, limit)
         position = read.nextSeq
       }
