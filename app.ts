@@ -10,6 +10,8 @@ import auth from './plugins/auth.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
 import errors, { handleClientError, handleFrameworkError } from './plugins/errors.js'
+import eventRetention from './plugins/event-retention.js'
+import eventWakeups from './plugins/event-wakeups.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
 import loadShedding from './plugins/load-shedding.js'
@@ -42,6 +44,8 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(loadShedding)
   await fastify.register(auth)
   await fastify.register(idempotencyStore)
+  await fastify.register(eventWakeups)
+  await fastify.register(eventRetention)
   await fastify.register(openapi)
   await seedTaxonomy(fastify.db)
 

@@ -14,6 +14,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { Sql } from 'postgres'
 import { CircuitBreaker } from '../domain/circuit-breaker.js'
 import { lockDataDir } from './data-dir-lock.js'
+import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -30,6 +31,14 @@ export interface Database {
   ping: () => Promise<void>
   /** Postgres only (PGlite has no pool): connections busy, and queries queued for one. */
   poolStats?: () => { max: number, inUse: number, waiting: number }
+  /**
+   * LISTENs on `channel` on a connection of its own (not the pool's) for what
+   * transactions send with notifyAfterCommit (db/notifications.ts); `onNotify`
+   * gets each payload. `onListen` runs each time the LISTEN is in place: once at
+   * first, and again after the connection dropped and came back (notifications
+   * sent meanwhile are lost). Resolves to a function that stops listening.
+   */
+  listen: (channel: string, onNotify: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
   close: () => Promise<void>
   /** The server's breaker (null for the embedded database, which cannot go away). */
   health: CircuitBreaker | null
@@ -102,8 +111,16 @@ async function openPostgres (url: string, max: number): Promise<Database> {
       }
     }
   })
+  // Notifications after commit, on a connection of their own that does not wait for the disk.
+  const notifierClient = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: CONNECT_TIMEOUT_S,
+    connection: { application_name: 'shop-seller-api', synchronous_commit: 'off' }
+  })
+  const notifier = new Notifier((channel, payload) => notifierClient`select pg_notify(${channel}, ${payload})`)
   return {
-    db: drizzle({ client: guardedClient(client, health), schema }) as unknown as Db,
+    db: notifyingAfterCommit(drizzle({ client: guardedClient(client, health), schema }) as unknown as Db, notifier),
     kind: 'postgres',
     health,
     async migrate () {
@@ -122,9 +139,16 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     },
     // `stats` comes from our patch of postgres.js (patches/), as porsager/postgres#443 asks.
     poolStats: () => ({ max, ...(client as unknown as { stats: { inUse: number, waiting: number } }).stats }),
+    async listen (channel, onNotify, onListen) {
+      // postgres.js keeps one dedicated connection for all LISTENs of this client,
+      // re-listens after it drops (retrying until Postgres is back) and calls onListen again.
+      const { unlisten } = await client.listen(channel, (notification) => payloadsOf(notification).forEach(onNotify), onListen)
+      return unlisten
+    },
     async close () {
       health.stop()
-      await client.end({ timeout: 5 })
+      await notifier.close()
+      await Promise.all([client.end({ timeout: 5 }), notifierClient.end({ timeout: 5 })])
     }
   }
 }
@@ -151,12 +175,20 @@ async function openPglite (dataDir: string): Promise<Database> {
     throw err
   }
   const db = drizzle({ client, schema })
+  const notifier = new Notifier((channel, payload) => client.query('select pg_notify($1, $2)', [channel, payload]))
   return {
-    db: db as unknown as Db,
+    db: notifyingAfterCommit(db as unknown as Db, notifier),
     kind: 'pglite',
     async migrate () { await migrate(db, { migrationsFolder }) },
     async ping () { await client.query('select 1') },
+    async listen (channel, onNotify, onListen) {
+      // In-process: PGlite delivers a NOTIFY to its own listeners.
+      const unlisten = await client.listen(channel, (notification) => payloadsOf(notification).forEach(onNotify))
+      onListen()
+      return async () => { if (!client.closed) await unlisten() }
+    },
     async close () {
+      await notifier.close()
       if (!client.closed) await client.close()
       unlock()
     },

@@ -3,9 +3,11 @@
 // change committed. The shop row's `event_seq` is bumped under the row lock,
 // which is held until commit: a shop's events get their seq in commit order,
 // and a reader that has seen seq N has already seen every seq below N.
-import { eq, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { EventType } from '../domain/event-types.js'
-import type { Tx } from './client.js'
+import type { Db, Queryable, Tx } from './client.js'
+import { notifyAfterCommit } from './notifications.js'
+import { preparedOnce } from './prepared.js'
 import { events, shops } from './schema.js'
 
 export interface NewEvent { shopId: string, type: EventType, data: unknown }
@@ -19,6 +21,12 @@ export interface EventRow {
   createdAt: Date
 }
 
+/**
+ * The LISTEN/NOTIFY channel that says "this shop has a new event" (payload: the
+ * shop id). Only a hint for held long polls: readers always re-read the table.
+ */
+export const EVENTS_CHANNEL = 'seller_api_events'
+
 /** Appends an event to the shop's feed, in the caller's transaction. */
 export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
   const [shop] = await tx.update(shops)
@@ -28,5 +36,105 @@ export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
   const [row] = await tx.insert(events)
     .values({ shopId: event.shopId, seq: shop.seq, type: event.type, data: event.data })
     .returning()
+  // The hint for held long polls, sent once the event is committed and visible.
+  notifyAfterCommit(tx, EVENTS_CHANNEL, event.shopId)
   return row as EventRow
+}
+
+/**
+ * How far past the cursor one read looks (in seqs, which are dense within a
+ * shop): with a `types` filter that skips most events, a read stays bounded and
+ * the cursor still moves past what it examined.
+ */
+const SCAN_WINDOW = 1000
+
+export interface FeedRead {
+  /** The examined position: the cursor given, or the oldest retained position when none was. */
+  after: number
+  /** Up to `limit` events of the wanted kinds after `after`, oldest first. */
+  events: Array<Omit<EventRow, 'shopId'>>
+  /** Where the next read starts: past every event examined. */
+  nextSeq: number
+  /** The shop's newest seq, and the highest seq the retention has deleted. */
+  newest: number
+  pruned: number
+}
+
+function readFeedQuery (db: Queryable) {
+  // Without a cursor, the feed starts at the oldest retained event.
+  const after = sql<number>`coalesce(${sql.placeholder('after')}::bigint, ${shops.eventPrunedSeq})`
+  const page = db.select({ id: events.id, seq: events.seq, type: events.type, data: events.data, createdAt: events.createdAt })
+    .from(events)
+    .where(and(
+      eq(events.shopId, shops.id),
+      gt(events.seq, after),
+      lte(events.seq, sql`${after} + ${SCAN_WINDOW}`),
+      sql`${events.type} = any(${sql.placeholder('types')})`
+    ))
+    .orderBy(asc(events.seq))
+    .limit(sql.placeholder('limit'))
+    .as('page')
+  return db.select({
+    newest: shops.eventSeq,
+    pruned: shops.eventPrunedSeq,
+    after: after.mapWith(Number),
+    event: { id: page.id, seq: page.seq, type: page.type, data: page.data, createdAt: page.createdAt }
+  })
+    .from(shops)
+    .leftJoinLateral(page, sql`true`)
+    .where(eq(shops.id, sql.placeholder('shopId')))
+    .orderBy(asc(page.seq))
+    .prepare('read_feed')
+}
+
+/**
+ * One read of the shop's feed after `after` (null: from the oldest retained
+ * event), in one statement: the events and the shop's positions come from the
+ * same snapshot, so "nothing newer than `newest`" is exact.
+ */
+export async function readFeed (db: Queryable, shopId: string, after: number | null, types: readonly EventType[], limit: number): Promise<FeedRead> {
+  const query = preparedOnce(db, 'read_feed', () => readFeedQuery(db))
+  const rows = await query.execute({ shopId, after, types, limit })
+  const [{ newest, pruned, after: from }] = rows
+  const found = rows.flatMap((r) => r.event === null ? [] : [{ ...r.event, type: r.event.type as EventType }])
+  // A full page ends at its last event; otherwise everything up to the window's end (or the newest event) was examined.
+  const nextSeq = found.length === limit ? found[found.length - 1].seq : Math.min(newest, from + SCAN_WINDOW)
+  return { after: from, events: found, nextSeq, newest, pruned }
+}
+
+/** The shop's newest seq: the position `after=latest` stands for. */
+export async function newestEventSeq (db: Queryable, shopId: string): Promise<number> {
+  const [shop] = await db.select({ newest: shops.eventSeq }).from(shops).where(eq(shops.id, shopId))
+  return shop.newest
+}
+
+/** Arbitrary constant: the advisory lock that lets one instance at a time delete old events. */
+const RETENTION_LOCK = 7_310_455_022
+
+/**
+ * Deletes events older than `retentionDays`, in batches of `batchSize`, each
+ * in its own short transaction that also raises the shops' retention
+ * watermark. Per shop it deletes every seq up to the newest expired one, so the
+ * watermark is exactly "everything at or below it is gone". Safe to run from
+ * every instance at once: the batches take turns on an advisory lock, and each
+ * deletes only what is still there.
+ */
+export async function pruneEvents (db: Db, retentionDays: number, batchSize = 1000): Promise<void> {
+  const expired = sql`date_trunc('milliseconds', now()) - make_interval(days => ${retentionDays}::int)`
+  for (;;) {
+    const [oldest] = await db.select({ seq: events.seq }).from(events).where(sql`${events.createdAt} < ${expired}`).limit(1)
+    if (!oldest) return
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${RETENTION_LOCK}::bigint)`)
+      await tx.execute(sql`
+        with doomed as (
+          select shop_id, seq from events where created_at < ${expired} order by created_at limit ${batchSize}::int
+        ), marks as (
+          select shop_id, max(seq) as seq from doomed group by shop_id
+        ), gone as (
+          delete from events e using marks m where e.shop_id = m.shop_id and e.seq <= m.seq
+        )
+        update shops s set event_pruned_seq = greatest(s.event_pruned_seq, m.seq) from marks m where s.id = m.shop_id`)
+    })
+  }
 }

@@ -25,7 +25,13 @@ export const shops = pgTable('shops', {
    * The seq of the shop's newest event. Taken with `+ 1` under the shop row's lock,
    * which is held until commit, so seq order is the shop's commit order.
    */
-  eventSeq: bigint('event_seq', { mode: 'number' }).notNull().default(0)
+  eventSeq: bigint('event_seq', { mode: 'number' }).notNull().default(0),
+  /**
+   * Retention watermark: the highest seq the cleanup has deleted (0: none). Raised
+   * in the same transaction as the delete, so a cursor below it is exactly one
+   * that has lost events (410 CURSOR_EXPIRED).
+   */
+  eventPrunedSeq: bigint('event_pruned_seq', { mode: 'number' }).notNull().default(0)
 })
 
 export const apiKeys = pgTable('api_keys', {

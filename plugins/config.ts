@@ -36,7 +36,8 @@ export const ConfigSchema = Type.Object({
   PRESSURE_MAX_RSS_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'an integer of at least 1000 (milliseconds)' }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'an integer of at least 1000 (milliseconds), at most REQUEST_TIMEOUT_MS' }),
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000, description: 'an integer of at least 1000 (milliseconds)' })
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000, description: 'an integer of at least 1000 (milliseconds)' }),
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'an integer from 1 to 3650 (days)' })
 })
 
 export type Config = Static<typeof ConfigSchema> & { PUBLIC_BASE_URL: string }

@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody } from '../schemas/common.js'
+import { eventSchemas } from '../schemas/events.js'
 
 type Operation = {
   parameters?: Array<{ in: string, required?: boolean, schema?: { default?: unknown } }>
@@ -30,7 +31,8 @@ function markOptionalInputs (document: { paths?: Record<string, Record<string, O
 
 async function openapiPlugin (fastify: FastifyInstance) {
   const { config } = fastify
-  fastify.addSchema(ErrorBody)
+  // Named schemas shared by routes (components of the document).
+  for (const schema of [ErrorBody, ...eventSchemas]) fastify.addSchema(schema)
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -42,6 +44,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
           'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`.',
           `Rate limit: per key, ${config.RATE_LIMIT_MAX} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s; responses carry \`RateLimit-*\` headers, a 429 also \`Retry-After\`.`,
           `Take, deliver, cancel, product creation and posting a message accept an \`Idempotency-Key\` header (remembered ${config.IDEMPOTENCY_TTL_S} s, scoped to the shop).`,
+          `Instead of polling the order list, follow \`GET /v1/events\`: every order change and chat message once, in commit order, long-polled (events are kept ${config.EVENT_RETENTION_DAYS} days).`,
           'The `/internal/v1` operator API is for the marketplace back office and is authenticated with the internal token.'
         ].join('\n\n')
       },
@@ -58,6 +61,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'catalog', description: 'Categories, currency rates and images' },
         { name: 'orders', description: 'Fulfilment: list, take, deliver, cancel' },
         { name: 'messages', description: 'The order chat' },
+        { name: 'events', description: 'The shop\'s order feed: every change once, in commit order, long-polled' },
         { name: 'internal', description: 'Operator API (not part of the public API)' },
         { name: 'service', description: 'Health and public files' }
       ]

@@ -1,7 +1,9 @@
 // Events (CONTRACT section 10): the payload of every kind, named once and shared
-// by the events feed and the webhooks.
-import { Type, type Static } from '@sinclair/typebox'
-import { eventTypes } from '../domain/event-types.js'
+// by the events feed and the webhooks, and the feed's query and page. The named
+// schemas (`eventSchemas`) are registered once for the whole app (plugins/openapi.ts),
+// so they appear as components of the OpenAPI document and routes refer to them.
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { eventTypes, type EventType } from '../domain/event-types.js'
 import { Id, StringEnum, Timestamp } from './common.js'
 import { MessageSchema } from './messages.js'
 import { OrderSchema } from './orders.js'
@@ -12,19 +14,68 @@ export const EventTypeSchema = StringEnum(eventTypes, {
 
 export const OrderEventData = Type.Object({
   order: OrderSchema
-}, { title: 'OrderEventData', description: 'The order right after the change.' })
+}, { $id: 'OrderEventData', title: 'OrderEventData', description: 'The order right after the change, exactly as `GET /v1/orders/{id}` returned it then.' })
 export type OrderEventData = Static<typeof OrderEventData>
 
 export const MessageEventData = Type.Object({
   orderId: Id,
   message: MessageSchema
-}, { title: 'MessageEventData', description: 'The new chat message and its order.' })
+}, { $id: 'MessageEventData', title: 'MessageEventData', description: 'The new chat message and its order.' })
 export type MessageEventData = Static<typeof MessageEventData>
 
-export const EventSchema = Type.Object({
-  id: Type.String({ description: 'Unique and never changes; also the `webhook-id` of its webhook deliveries.' }),
-  type: EventTypeSchema,
-  createdAt: Timestamp,
-  data: Type.Union([OrderEventData, MessageEventData])
-}, { title: 'Event' })
+/** A reference to a named schema, typed as the schema it names. */
+const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!))
+
+function eventKind<K extends EventType, D extends TSchema> (type: K, name: string, data: D, description: string) {
+  return Type.Object({
+    id: Type.String({ format: 'uuid', description: 'Unique and never changes; also the `webhook-id` of its webhook deliveries.' }),
+    type: Type.Literal(type),
+    createdAt: Timestamp,
+    data: ref(data)
+  }, { $id: name, title: name, description })
+}
+
+export const OrderPaidEvent = eventKind('order.paid', 'OrderPaidEvent', OrderEventData, 'A buyer paid for an order (a new `paid` order).')
+export const OrderTakenEvent = eventKind('order.taken', 'OrderTakenEvent', OrderEventData, 'The order was taken into work: `paid` → `processing`.')
+export const OrderDeliveredEvent = eventKind('order.delivered', 'OrderDeliveredEvent', OrderEventData, 'The order was delivered: `processing` → `awaiting_confirmation`.')
+export const OrderCancelledEvent = eventKind('order.cancelled', 'OrderCancelledEvent', OrderEventData, 'The order was cancelled and the buyer refunded.')
+export const OrderCompletedEvent = eventKind('order.completed', 'OrderCompletedEvent', OrderEventData, 'The buyer confirmed receipt: `awaiting_confirmation` → `completed`, the shop is credited.')
+export const MessageCreatedEvent = eventKind('message.created', 'MessageCreatedEvent', MessageEventData, 'A message in the order chat, from the buyer, the seller or the system.')
+
+const eventKinds = [OrderPaidEvent, OrderTakenEvent, OrderDeliveredEvent, OrderCancelledEvent, OrderCompletedEvent, MessageCreatedEvent]
+
+export const EventSchema = Type.Union(eventKinds.map(ref), {
+  $id: 'Event',
+  title: 'Event',
+  description: 'One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.'
+})
 export type Event = Static<typeof EventSchema>
+
+/** Every named event schema, for `fastify.addSchema`. */
+export const eventSchemas: TSchema[] = [OrderEventData, MessageEventData, ...eventKinds, EventSchema]
+
+const kind = `(${eventTypes.map((t) => t.replace('.', '\\.')).join('|')})`
+
+export const EventFeedQuery = Type.Object({
+  after: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Where to start: the `nextCursor` of your previous call (an opaque string), or `latest` for "after the newest event so far". Absent: from the oldest retained event. A cursor that is not one of this shop\'s is 400; one older than the retention is 410 CURSOR_EXPIRED.'
+  })),
+  types: Type.Optional(Type.String({
+    pattern: `^${kind}(,${kind})*$`,
+    description: 'Comma-separated kinds to return (e.g. `order.paid,message.created`); absent: all. Events of other kinds are skipped and the cursor moves past them.'
+  })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'At most this many events (1–100, default 50).' }),
+  wait: Type.Integer({ minimum: 0, maximum: 30, default: 0, description: 'Seconds to hold the request when nothing is available yet (0–30, default 0): it is answered as soon as an event of the shop commits, or with `[]` when the time is up.' })
+})
+export type EventFeedQuery = Static<typeof EventFeedQuery>
+
+export const EventFeedPage = Type.Object({
+  events: Type.Array(ref(EventSchema), { description: 'Oldest first, in commit order.' }),
+  nextCursor: Type.String({ description: 'Pass it as `after` in your next call. Never null: the position after the last event examined, or the position you asked for when nothing is new.' })
+})
+
+export function eventView (row: { id: string, type: EventType, createdAt: Date, data: unknown }): Event {
+  return { id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: row.data } as Event
+}

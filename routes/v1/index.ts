@@ -6,6 +6,7 @@ import idempotency from '../../plugins/idempotency.js'
 import rateLimit from '../../plugins/rate-limit.js'
 import categories from './categories/index.js'
 import currencyRates from './currency-rates/index.js'
+import events from './events/index.js'
 import media from './media/index.js'
 import messages from './messages/index.js'
 import orders from './orders/index.js'
@@ -26,4 +27,5 @@ export default async function sellerApi (fastify: FastifyInstance) {
   await fastify.register(media, { prefix: '/media' })
   await fastify.register(orders, { prefix: '/orders' })
   await fastify.register(messages, { prefix: '/orders' })
+  await fastify.register(events, { prefix: '/events' })
 }

@@ -29,7 +29,8 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   PRESSURE_MAX_RSS_MB: 'lots',
   REQUEST_TIMEOUT_MS: '999',
   HEADERS_TIMEOUT_MS: '40000',
-  KEEP_ALIVE_TIMEOUT_MS: 'long'
+  KEEP_ALIVE_TIMEOUT_MS: 'long',
+  EVENT_RETENTION_DAYS: '0'
 }
 
 function problems (env: Record<string, string>): string[] {

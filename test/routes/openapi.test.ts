@@ -15,7 +15,8 @@ t.test('OpenAPI document', async (t) => {
     ['get', '/v1/products'], ['post', '/v1/products'], ['get', '/v1/products/{id}'], ['put', '/v1/products/{id}'],
     ['post', '/v1/products/{id}/archive'], ['post', '/v1/media'], ['get', '/v1/currency-rates'], ['get', '/v1/categories'],
     ['get', '/v1/orders'], ['get', '/v1/orders/{id}'], ['post', '/v1/orders/{id}/take'], ['post', '/v1/orders/{id}/deliver'],
-    ['post', '/v1/orders/{id}/cancel'], ['get', '/v1/orders/{id}/messages'], ['post', '/v1/orders/{id}/messages']
+    ['post', '/v1/orders/{id}/cancel'], ['get', '/v1/orders/{id}/messages'], ['post', '/v1/orders/{id}/messages'],
+    ['get', '/v1/events']
   ]
   for (const [method, path] of operations) {
     const op = doc.paths[path]?.[method]
@@ -32,6 +33,24 @@ t.test('OpenAPI document', async (t) => {
     const headers = (doc.paths[path][method].parameters ?? []).filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)
     t.ok(headers.includes('idempotency-key'), `${path} documents Idempotency-Key`)
   }
+
+  const schemas = doc.components.schemas
+  const kinds: Array<[string, string, string]> = [
+    ['OrderPaidEvent', 'order.paid', 'OrderEventData'], ['OrderTakenEvent', 'order.taken', 'OrderEventData'],
+    ['OrderDeliveredEvent', 'order.delivered', 'OrderEventData'], ['OrderCancelledEvent', 'order.cancelled', 'OrderEventData'],
+    ['OrderCompletedEvent', 'order.completed', 'OrderEventData'], ['MessageCreatedEvent', 'message.created', 'MessageEventData']
+  ]
+  for (const [name, type, data] of kinds) {
+    t.same(schemas[name]?.properties?.type?.enum, [type], `${name} is a named schema of kind ${type}`)
+    t.equal(schemas[name]?.properties?.data?.$ref, `#/components/schemas/${data}`)
+  }
+  t.same(schemas.Event.anyOf.map((k: { $ref: string }) => k.$ref), kinds.map(([name]) => `#/components/schemas/${name}`), 'Event is one of the kinds')
+  t.ok(schemas.OrderEventData.properties.order.properties.status, 'the order payload is spelled out')
+  t.ok(schemas.MessageEventData.properties.message.properties.senderRole)
+  const events = doc.paths['/v1/events'].get
+  t.equal(events.responses['200'].content['application/json'].schema.properties.data.properties.events.items.$ref, '#/components/schemas/Event')
+  t.ok(events.responses['410'], 'documents 410 CURSOR_EXPIRED')
+  t.same(events.parameters.map((p: { name: string }) => p.name).sort(), ['after', 'limit', 'types', 'wait'])
 
   const listParams = doc.paths['/v1/orders'].get.parameters as Array<{ name: string, in: string, required?: boolean }>
   for (const name of ['status', 'page', 'limit', 'sort']) {

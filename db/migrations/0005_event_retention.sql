@@ -1,0 +1,1 @@
+ALTER TABLE "shops" ADD COLUMN "event_pruned_seq" bigint DEFAULT 0 NOT NULL;

@@ -1,0 +1,75 @@
+// /v1/events: the shop's order feed (CONTRACT section 10), resumable with an
+// opaque cursor and long-polled. A held request waits on a wake-up registered
+// before its first read (plugins/event-wakeups.ts), holding no database
+// connection, and re-reads the feed each time its shop has an event.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { newestEventSeq, readFeed, type FeedRead } from '../../../db/events.js'
+import { decodeEventCursor, encodeEventCursor } from '../../../domain/event-cursor.js'
+import { eventTypes, type EventType } from '../../../domain/event-types.js'
+import { ApiError, validationError } from '../../../plugins/errors.js'
+import { CommonErrors, Envelope, ErrorBody, sellerSecurity } from '../../../schemas/common.js'
+import { EventFeedPage, EventFeedQuery, eventView } from '../../../schemas/events.js'
+
+const badCursor = (message: string) => validationError(message, [{ path: 'querystring.after', message: 'must be a nextCursor of this shop\'s feed, or latest' }])
+
+const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { db } = fastify
+
+  /** Reads after `after`, refusing a position the feed no longer has (410) or never had (400). */
+  async function readFrom (shopId: string, after: number | null, types: readonly EventType[], limit: number): Promise<FeedRead> {
+    const read = await readFeed(db, shopId, after, types, limit)
+    if (read.after < read.pruned) {
+      throw new ApiError(410, 'CURSOR_EXPIRED', 'The cursor is older than the event retention; start again without `after` (from the oldest retained event) or with `after=latest`.')
+    }
+    if (read.after > read.newest) throw badCursor('The cursor is ahead of this shop\'s feed.')
+    return read
+  }
+
+  fastify.get('/', {
+    schema: {
+      tags: ['events'],
+      summary: 'Follow the shop\'s events',
+      description: 'Every order change and chat message of the shop\'s orders with automation, oldest first, in commit order. Pass the previous `nextCursor` as `after` each time and you receive every event exactly once, whichever instance answers. With `wait` > 0 and nothing new, the request is held until an event of the shop commits (answered within about 100 ms) or `wait` seconds pass (then `events` is `[]` and `nextCursor` the position you asked for). A held request counts once against the rate limit. ' +
+        `Events are kept ${fastify.config.EVENT_RETENTION_DAYS} days; an older cursor is 410 CURSOR_EXPIRED.`,
+      security: sellerSecurity,
+      querystring: EventFeedQuery,
+      response: { 200: Envelope(EventFeedPage), ...CommonErrors, 410: Type.Ref(ErrorBody) }
+    }
+  }, async function followEvents (request, reply) {
+    const shopId = request.apiKey!.shopId
+    const { after, limit, wait } = request.query
+    const types = request.query.types === undefined ? eventTypes : [...new Set(request.query.types.split(','))] as EventType[]
+    let start: number | null = null
+    if (after !== undefined && after !== 'latest') {
+      start = decodeEventCursor(shopId, after)
+      if (start === null) throw badCursor('`after` is not a cursor of this shop\'s feed.')
+    }
+    const deadline = Date.now() + wait * 1000
+    // Watching starts before the first read: an event committed in between still wakes the request.
+    const watch = wait > 0 ? fastify.eventWakeups.watch(shopId) : null
+    // A client that hangs up stops being held.
+    if (watch) reply.raw.once('close', () => watch.close())
+    try {
+      let read: FeedRead | null = null
+      let position: number
+      if (after === 'latest') {
+        position = await newestEventSeq(db, shopId)
+      } else {
+        read = await readFrom(shopId, start, types, limit)
+        position = read.nextSeq
+      }
+      while ((read === null || read.events.length === 0) && watch && await watch.next(deadline - Date.now())) {
+        read = await readFrom(shopId, position, types, limit)
+        position = read.nextSeq
+      }
+      // Answered early because this instance is shutting down: the client reconnects, to another one.
+      if (fastify.eventWakeups.closing) reply.header('connection', 'close')
+      return { success: true as const, data: { events: (read?.events ?? []).map(eventView), nextCursor: encodeEventCursor(shopId, position) } }
+    } finally {
+      watch?.close()
+    }
+  })
+}
+
+export default eventsRoutes

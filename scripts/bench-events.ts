@@ -1,0 +1,387 @@
+// `npm run bench:events`: the events feed under the load it is built for. See
+// docs/performance.md ("The events feed").
+//
+//  1. Claims and seeds a bench database as `npm run bench` does (1 000 shops with
+//     a key and a product with automation each, 120 000 orders).
+//  2. NOTIFY cost: 20 connections append events with the statements of
+//     recordEvent (bump the shop's seq, insert the event) without any hint, with
+//     `pg_notify` inside the transaction, and with the hint after commit as the
+//     service sends it (db/notifications.ts), twice each, while one connection
+//     LISTENs; reports commits/s and commit latency.
+//  3. Builds and starts two service instances on Postgres and Redis: the
+//     follower (the bots' instance, measured) and a writer.
+//  4. Orders-list p99 on the follower (autocannon) without long polls; then opens
+//     5 000 long polls (5 bots per shop, each following its own cursor with a
+//     wait of 20–30 s) and measures the orders list again while they are held.
+//  5. Purchases at BENCH_EVENT_RATE a second on the writer instance, random shops
+//     (3 s of warm-up, then BENCH_EVENT_SECONDS measured); every bot records when
+//     each event reaches it. Latency = arrival − the
+//     event's createdAt (its transaction's start, so a little over commit →
+//     received). Every delivery must arrive exactly once.
+//  6. The orders list once more with the polls held, then without them.
+//  7. Prints the figures and the targets, stops the servers, drops the database.
+//
+// Env: DATABASE_URL, REDIS_URL, DB_POOL_MAX (follower and writer, default 10),
+// BENCH_DB (default seller_api_bench_events), BENCH_CONNECTIONS (orders list,
+// default 16), BENCH_DURATION (seconds per orders-list run, default 10),
+// BENCH_EVENT_RATE (purchases/s, default 100), BENCH_EVENT_SECONDS (default 20),
+// BENCH_BOTS_PER_SHOP (default 5), BENCH_KEEP_DB=1.
+import { Agent, request } from 'node:http'
+import os from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import postgres from 'postgres'
+import { EVENTS_CHANNEL } from '../db/events.js'
+import { Notifier, payloadsOf } from '../db/notifications.js'
+import {
+  autocannon, claimBenchDatabase, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, servers, SHOPS, sleep,
+  startServer, stopServer, waitReady, type BenchDatabase, type Server
+} from './bench-kit.js'
+
+const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_events'
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16)
+const DURATION_S = Number(process.env.BENCH_DURATION || 10)
+const EVENT_RATE = Number(process.env.BENCH_EVENT_RATE || 100)
+const EVENT_SECONDS = Number(process.env.BENCH_EVENT_SECONDS || 20)
+const BOTS_PER_SHOP = Number(process.env.BENCH_BOTS_PER_SHOP || 5)
+const NOTIFY_WRITERS = 20
+const NOTIFY_SECONDS = 5
+const INTERNAL_TOKEN = 'bench-internal-token-0123456789'
+
+const TARGETS = { latencyP99Ms: 100, rssMb: 400, ordersP99Ratio: 1.2 }
+const DEADLINE_MS = 300_000
+
+const percentile = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+const sortedCopy = (values: number[]) => [...values].sort((a, b) => a - b)
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
+
+// ---------------------------------------------------------------- 2. NOTIFY cost
+
+type HintMode = 'none' | 'in the transaction' | 'after commit'
+interface CommitRun { mode: HintMode, commitsPerSecond: number, p50: number, p99: number }
+
+/** NOTIFY_WRITERS connections append events for NOTIFY_SECONDS, each to its own shops (no row-lock waits). */
+async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string[], mode: HintMode): Promise<CommitRun> {
+  const latencies: number[] = []
+  const payload = { order: { id: '00000000-0000-4000-8000-000000000000', status: 'paid', productTitle: 'Steam key: Game', amount: 499.9, fieldValues: [{ label: 'Email', value: 'buyer@example.com' }] } }
+  const until = Date.now() + NOTIFY_SECONDS * 1000
+  await Promise.all(Array.from({ length: NOTIFY_WRITERS }, async (_, w) => {
+    for (let i = 0; Date.now() < until; i++) {
+      const shopId = shopIds[(w * 50 + (i % 50)) % shopIds.length]
+      const started = performance.now()
+      await sql.begin(async (tx) => {
+        const [{ seq }] = await tx<{ seq: string }[]>`update shops set event_seq = event_seq + 1 where id = ${shopId} returning event_seq as seq`
+        await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${seq}, 'order.paid', ${tx.json(payload)})`
+        if (mode === 'in the transaction') await tx`select pg_notify(${EVENTS_CHANNEL}, ${shopId})`
+      })
+      if (mode === 'after commit') notifier.notify(EVENTS_CHANNEL, shopId)
+      latencies.push(performance.now() - started)
+    }
+  }))
+  const sorted = sortedCopy(latencies)
+  const result = { mode, commitsPerSecond: latencies.length / NOTIFY_SECONDS, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }
+  log(`${elapsed()} commits, hint ${mode}: ${result.commitsPerSecond.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`)
+  return result
+}
+
+async function measureNotifyCost (url: string, shopIds: string[]): Promise<CommitRun[]> {
+  const sql = postgres(url, { max: NOTIFY_WRITERS, onnotice: () => {} })
+  // As db/client.ts sends them.
+  const notifierClient = postgres(url, { max: 1, onnotice: () => {}, connection: { synchronous_commit: 'off' } })
+  const notifier = new Notifier((channel, payload) => notifierClient`select pg_notify(${channel}, ${payload})`)
+  let heard = 0
+  const { unlisten } = await sql.listen(EVENTS_CHANNEL, (notification) => { heard += payloadsOf(notification).length })
+  try {
+    const runs: CommitRun[] = []
+    for (const mode of ['none', 'in the transaction', 'after commit', 'after commit', 'in the transaction', 'none'] as const) {
+      runs.push(await commitRun(sql, notifier, shopIds, mode))
+    }
+    await notifier.close()
+    log(`${elapsed()} the listener heard ${heard} hints`)
+    // Leave the feed as the seeding made it: no events.
+    await sql`truncate events`
+    await sql`update shops set event_seq = 0`
+    return runs
+  } finally {
+    await unlisten()
+    await Promise.all([sql.end({ timeout: 5 }), notifierClient.end({ timeout: 5 })])
+  }
+}
+
+// ---------------------------------------------------------------- 4. orders list
+
+interface OrdersRun { label: string, rps: number, p50: number, p99: number }
+
+async function ordersRun (server: Server, secrets: string[], label: string): Promise<OrdersRun> {
+  let next = 0
+  const options = (duration: number) => ({
+    url: `http://127.0.0.1:${server.port}`,
+    connections: CONNECTIONS,
+    duration,
+    timeout: 10,
+    requests: [{
+      method: 'GET',
+      setupRequest (request: { method: string, path: string, headers: Record<string, string> }) {
+        request.path = '/v1/orders?status=paid&limit=20'
+        request.headers = { ...request.headers, authorization: `Bearer ${secrets[next++ % secrets.length]}` }
+        return request
+      }
+    }]
+  })
+  await autocannon(options(2))
+  const result = await autocannon(options(DURATION_S))
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`orders list (${label}): ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts\n${server.output.slice(-10).join('\n')}`)
+  }
+  const run = { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  log(`${elapsed()} orders list, ${label}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms (load ${loadAverage()})`)
+  return run
+}
+
+// ---------------------------------------------------------------- 4-5. bots
+
+interface Bots {
+  /** Requests sent and not answered yet. */
+  held: () => number
+  /** Arrival − createdAt of every delivered event, in ms. */
+  latencies: number[]
+  delivered: number
+  duplicates: number
+  failures: string[]
+  stop: () => void
+}
+
+/** BOTS_PER_SHOP bots per shop, each long-polling its own cursor from `latest`, opened in waves. */
+async function startBots (server: Server, secrets: string[]): Promise<Bots> {
+  const base = `http://127.0.0.1:${server.port}/v1/events`
+  // node:http with one keep-alive socket per bot: lighter than fetch for thousands of open requests.
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+  const get = (url: string, headers: Record<string, string>, signal: AbortSignal) => new Promise<{ status: number, body: string }>((resolve, reject) => {
+    request(url, { headers, agent, signal }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      res.on('error', reject)
+    }).on('error', reject).end()
+  })
+  // One controller per bot: a signal shared by thousands of requests collects a listener per request.
+  const controllers: AbortController[] = []
+  let stopped = false
+  let inFlight = 0
+  const stop = () => {
+    stopped = true
+    for (const controller of controllers) controller.abort()
+    agent.destroy()
+  }
+  const bots: Bots = { held: () => inFlight, latencies: [], delivered: 0, duplicates: 0, failures: [], stop }
+  async function bot (secret: string) {
+    const controller = new AbortController()
+    controllers.push(controller)
+    const seen = new Set<string>()
+    let cursor = 'latest'
+    while (!stopped) {
+      inFlight++
+      try {
+        // 20–30 s, so that bots opened together do not all time out together.
+        const wait = 20 + Math.floor(Math.random() * 11)
+        const res = await get(`${base}?after=${cursor}&wait=${wait}&limit=100`, { authorization: `Bearer ${secret}` }, controller.signal)
+        const arrived = Date.now()
+        if (res.status !== 200) throw new Error(`status ${res.status}: ${res.body.slice(0, 200)}`)
+        const body = JSON.parse(res.body) as { data: { events: Array<{ id: string, createdAt: string }>, nextCursor: string } }
+        for (const event of body.data.events) {
+          if (seen.has(event.id)) bots.duplicates++
+          seen.add(event.id)
+          bots.delivered++
+          bots.latencies.push(arrived - Date.parse(event.createdAt))
+        }
+        cursor = body.data.nextCursor
+      } catch (err) {
+        if (!stopped) bots.failures.push((err as Error).message)
+        if (bots.failures.length > 20) stop()
+      } finally {
+        inFlight--
+      }
+    }
+  }
+  const total = secrets.length * BOTS_PER_SHOP
+  for (let i = 0; i < total; i++) {
+    bot(secrets[i % secrets.length]).catch(() => {})
+    // Waves of 250 connections, so the listen backlog never overflows.
+    if (i % 250 === 249) await sleep(50)
+  }
+  for (let i = 0; i < 200 && inFlight < total; i++) await sleep(50)
+  if (inFlight < total) throw new Error(`only ${inFlight} of ${total} long polls are open (${bots.failures.slice(0, 3).join('; ')})`)
+  await sleep(2000)
+  if (bots.failures.length > 0) throw new Error(`long polls failed: ${bots.failures.slice(0, 3).join('; ')}`)
+  return bots
+}
+
+interface EventsRun { purchases: number, seconds: number, expected: number, delivered: number, duplicates: number, p50: number, p99: number, max: number, overOneSecond: number, loopDelayP99Ms: number }
+
+/** Purchases at EVENT_RATE/s on the writer for EVENT_SECONDS, then waits for every delivery. */
+async function eventsRun (writer: Server, productIds: string[], bots: Bots, duration = EVENT_SECONDS): Promise<EventsRun> {
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
+  const deliveredBefore = bots.delivered
+  bots.latencies.length = 0
+  const started = Date.now()
+  let purchases = 0
+  let failed = 0
+  const pending: Array<Promise<void>> = []
+  while (Date.now() - started < duration * 1000) {
+    const due = Math.floor(((Date.now() - started) / 1000) * EVENT_RATE)
+    for (; purchases < due; purchases++) {
+      const productId = productIds[Math.floor(Math.random() * productIds.length)]
+      pending.push(fetch(`http://127.0.0.1:${writer.port}/internal/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ productId, quantity: 1, fieldValues: [] }),
+        signal: AbortSignal.timeout(30_000)
+      }).then(async (res) => { if (res.status !== 201) { failed++; log(`purchase: ${res.status} ${await res.text()}`) } }))
+    }
+    await sleep(5)
+  }
+  await Promise.all(pending.map((p) => p.catch((err: Error) => { failed++; log(`purchase: ${err.message}`) })))
+  const seconds = (Date.now() - started) / 1000
+  if (failed > 0) throw new Error(`${failed} purchases failed`)
+  const expected = purchases * BOTS_PER_SHOP
+  // Up to 35 s, past the longest wait: an event whose hint was lost still arrives, late, when its bot polls again.
+  for (let i = 0; i < 700 && bots.delivered - deliveredBefore < expected; i++) await sleep(50)
+  loopDelay.disable()
+  const sorted = sortedCopy(bots.latencies)
+  const result = {
+    purchases,
+    seconds,
+    expected,
+    delivered: bots.delivered - deliveredBefore,
+    duplicates: bots.duplicates,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1] ?? NaN,
+    overOneSecond: sorted.filter((ms) => ms > 1000).length,
+    loopDelayP99Ms: loopDelay.percentile(99) / 1e6
+  }
+  log(`${elapsed()} ${purchases} purchases in ${seconds.toFixed(1)} s: ${result.delivered}/${expected} deliveries, commit → bot p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms, ${result.overOneSecond} over 1 s`)
+  return result
+}
+
+// ---------------------------------------------------------------- report
+
+function report (figures: {
+  commits: CommitRun[]
+  orders: OrdersRun[]
+  events: EventsRun
+  rss: { idle: { rssMb: number }, held: { rssMb: number }, peakMb: number }
+  bots: number
+  loads: string[]
+}) {
+  const { commits, orders, events, rss } = figures
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length
+  const commitRate = (mode: HintMode) => mean(commits.filter((c) => c.mode === mode).map((c) => c.commitsPerSecond))
+  const without = orders.filter((o) => o.label.startsWith('without'))
+  const withPolls = orders.filter((o) => o.label.startsWith('with '))
+  const ordersRatio = mean(withPolls.map((o) => o.p99)) / mean(without.map((o) => o.p99))
+  const lines = ['', `Events feed: ${SHOPS} shops × ${BOTS_PER_SHOP} bots = ${figures.bots} long polls on one instance; DB_POOL_MAX=${POOL_MAX}`,
+    `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average ${figures.loads.join(' → ')}`, '',
+    `NOTIFY cost (${NOTIFY_WRITERS} connections appending events, ${NOTIFY_SECONDS} s per run, one listener):`,
+    '| hint | commits/s | p50 ms | p99 ms |', '|---|--:|--:|--:|',
+    ...commits.map((c) => `| ${c.mode} | ${c.commitsPerSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} |`),
+    `commits/s against no hint: in the transaction ${(commitRate('in the transaction') / commitRate('none')).toFixed(2)}×, after commit ${(commitRate('after commit') / commitRate('none')).toFixed(2)}×`, '',
+    `GET /v1/orders?status=paid&limit=20 on the follower (${CONNECTIONS} connections, ${DURATION_S} s per run):`,
+    '| run | req/s | p50 ms | p99 ms |', '|---|--:|--:|--:|',
+    ...orders.map((o) => `| ${o.label} | ${o.rps.toFixed(0)} | ${o.p50} | ${o.p99} |`),
+    `p99 with the long polls / without: ${ordersRatio.toFixed(2)}×`, '',
+    `Purchases on the writer at ${EVENT_RATE}/s for ${EVENT_SECONDS} s: ${events.purchases} events (${(events.purchases / events.seconds).toFixed(0)} events/s, ${(events.delivered / events.seconds).toFixed(0)} deliveries/s)`,
+    `  delivered ${events.delivered} of ${events.expected}, duplicates ${events.duplicates}`,
+    `  commit → bot received: p50 ${events.p50} ms, p99 ${events.p99} ms, max ${events.max} ms, ${events.overOneSecond} over 1 s (bench process event-loop delay p99 ${events.loopDelayP99Ms.toFixed(1)} ms)`,
+    `Follower RSS: ${rss.idle.rssMb.toFixed(0)} MB before the long polls, ${rss.held.rssMb.toFixed(0)} MB holding ${figures.bots}, peak ${rss.peakMb.toFixed(0)} MB`, '']
+  const mark = (ok: boolean) => ok ? 'pass' : 'MISS'
+  lines.push(`Targets: commit → received p99 ≤ ${TARGETS.latencyP99Ms} ms ${mark(events.p99 <= TARGETS.latencyP99Ms)}; ` +
+    `every delivery once ${mark(events.delivered === events.expected && events.duplicates === 0)}; ` +
+    `RSS < ${TARGETS.rssMb} MB ${mark(rss.peakMb < TARGETS.rssMb)}; ` +
+    `orders p99 ≤ ${TARGETS.ordersP99Ratio}× ${mark(ordersRatio <= TARGETS.ordersP99Ratio)}`)
+  process.stdout.write(lines.join('\n') + '\n')
+}
+
+// ---------------------------------------------------------------- main
+
+let database: BenchDatabase | undefined
+let bots: Bots | undefined
+let cleaning: Promise<void> | null = null
+function cleanup (): Promise<void> {
+  cleaning ??= (async () => {
+    bots?.stop()
+    await Promise.allSettled(servers.map(stopServer))
+    await database?.release()
+  })()
+  return cleaning
+}
+
+async function main () {
+  const deadline = setTimeout(() => {
+    log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
+    for (const s of servers) if (!s.exited) s.child.kill('SIGKILL')
+    cleanup().finally(() => process.exit(2))
+  }, DEADLINE_MS)
+  deadline.unref()
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
+  }
+  const loads = [loadAverage()]
+
+  database = await claimBenchDatabase(BENCH_DB)
+  log(`building the service and seeding ${BENCH_DB}`)
+  const [fixtures] = await Promise.all([database.seed(), run('npm', ['run', 'build'])])
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} })
+  const catalog = await sql<Array<{ shop_id: string, id: string }>>`select shop_id, id from products where external`.finally(() => sql.end())
+  const productIds = catalog.map((p) => p.id)
+  log(`${elapsed()} seeded ${fixtures.orderCount} orders; built dist/`)
+
+  const commits = await measureNotifyCost(database.url, [...new Set(catalog.map((p) => p.shop_id))])
+
+  const env = (port: number) => ({
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: database!.url,
+    REDIS_URL,
+    DB_POOL_MAX: String(POOL_MAX),
+    RATE_LIMIT_MAX: '1000000000',
+    INTERNAL_TOKEN,
+    LOG_LEVEL: 'warn',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`
+  })
+  const [followerPort, writerPort] = [await freePort(), await freePort()]
+  const follower = startServer('follower', ['dist/server.js'], env(followerPort), followerPort, 'shop-seller-api')
+  const writer = startServer('writer', ['dist/server.js'], env(writerPort), writerPort, 'shop-seller-api')
+  await Promise.all([waitReady(follower), waitReady(writer)])
+  log(`${elapsed()} follower on :${followerPort} (pid ${follower.child.pid}), writer on :${writerPort}`)
+
+  const orders: OrdersRun[] = []
+  orders.push(await ordersRun(follower, fixtures.secrets, 'without long polls (1)'))
+  const idle = memory(follower.child.pid!)
+  bots = await startBots(follower, fixtures.secrets)
+  const held = memory(follower.child.pid!)
+  log(`${elapsed()} ${bots.held()} long polls held; follower RSS ${held.rssMb.toFixed(0)} MB`)
+  orders.push(await ordersRun(follower, fixtures.secrets, `with ${bots.held()} long polls (1)`))
+  loads.push(loadAverage())
+  // A warm-up (first connections, prepared statements, JIT of both instances), not counted.
+  await eventsRun(writer, productIds, bots, 3)
+  const events = await eventsRun(writer, productIds, bots)
+  orders.push(await ordersRun(follower, fixtures.secrets, `with ${bots.held()} long polls (2)`))
+  const peakMb = memory(follower.child.pid!).peakMb
+  bots.stop()
+  await sleep(1000)
+  orders.push(await ordersRun(follower, fixtures.secrets, 'without long polls (2)'))
+  loads.push(loadAverage())
+
+  await cleanup()
+  report({ commits, orders, events, rss: { idle, held, peakMb }, bots: SHOPS * BOTS_PER_SHOP, loads })
+  log(`${elapsed()} done`)
+}
+
+main().then(() => process.exit(0), async (err) => {
+  log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
+  await cleanup()
+  process.exit(1)
+})
