@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import envSchema from 'env-schema'
+import { DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
 import { StringEnum } from '../schemas/common.js'
 
 export const ConfigSchema = Type.Object({
@@ -20,7 +21,14 @@ export const ConfigSchema = Type.Object({
   IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400 }),
   TRUST_PROXY: Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.String({ minLength: 1 })], { default: false }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
-  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 })
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  WEBHOOK_ALLOW_HTTP: Type.Boolean({ default: false }),
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({ pattern: RETRY_SCHEDULE_PATTERN, maxLength: 1000, default: DEFAULT_RETRY_SCHEDULE }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 200 })
 })
 
 export type Config = Static<typeof ConfigSchema>
