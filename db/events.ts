@@ -7,6 +7,7 @@ import { eq, sql } from 'drizzle-orm'
 import type { EventType } from '../domain/event-types.js'
 import type { Tx } from './client.js'
 import { events, shops } from './schema.js'
+import { enqueueWebhookDeliveries } from './webhook-deliveries.js'
 
 export interface NewEvent { shopId: string, type: EventType, data: unknown }
 
@@ -28,5 +29,6 @@ export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
   const [row] = await tx.insert(events)
     .values({ shopId: event.shopId, seq: shop.seq, type: event.type, data: event.data })
     .returning()
+  await enqueueWebhookDeliveries(tx, row as EventRow)
   return row as EventRow
 }
