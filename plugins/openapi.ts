@@ -58,6 +58,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'catalog', description: 'Categories, currency rates and images' },
         { name: 'orders', description: 'Fulfilment: list, take, deliver, cancel' },
         { name: 'messages', description: 'The order chat' },
+        { name: 'webhooks', description: 'Signed pushes of the order events to your HTTPS endpoint (Standard Webhooks)' },
         { name: 'internal', description: 'Operator API (not part of the public API)' },
         { name: 'service', description: 'Health and public files' }
       ]
