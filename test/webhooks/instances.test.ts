@@ -20,12 +20,12 @@ t.test('two instances, 1 000 events, 30 % of attempts failing', async (t) => {
   // Answers take a moment, so a second attempt of one event made at once would overlap.
   receiver.delayMs = 20
 
-  const shops = []
+  const shops: Array<{ shop: Awaited<ReturnType<typeof createShop>>, product: Awaited<ReturnType<typeof createProduct>>, endpoint: { id: string } }> = []
   for (let i = 0; i < SHOPS; i++) {
     const shop = await createShop(instances[0], `Shop ${i}`)
     const product = await createProduct(instances[0], shop)
-    const { endpoint, secret } = await createEndpoint(instances[0], shop, { url: `${receiver.url}/${i}` })
-    shops.push({ shop, product, endpoint, secret })
+    const { endpoint } = await createEndpoint(instances[0], shop, { url: `${receiver.url}/${i}` })
+    shops.push({ shop, product, endpoint })
   }
 
   // Purchases through both instances, eight at a time.
