@@ -251,7 +251,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   leasedUntil: ts('leased_until'),
   createdAt: stamp('created_at')
 }, (t) => [
-  index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  // The claim's skip scan: each endpoint's pending deliveries, oldest due first.
+  index('webhook_deliveries_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
   index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
   index('webhook_deliveries_event_idx').on(t.eventId)
 ])

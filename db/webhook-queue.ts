@@ -1,12 +1,12 @@
 // The worker's side of the webhook queue (webhook_deliveries): claim due
 // deliveries under a lease, record each attempt's outcome, give leases back.
-// A claim locks candidate rows with FOR UPDATE SKIP LOCKED, so instances
+// A claim locks the rows it takes with FOR UPDATE SKIP LOCKED, so instances
 // claiming at once never take the same row, and stamps the ones it takes with
 // a lease token and a lease end; an outcome is written only while the token
 // still matches. An instance that dies mid-attempt simply lets its lease run
 // out, and the delivery is claimed again.
 import { randomUUID } from 'node:crypto'
-import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhook-retry.js'
 import type { Db } from './client.js'
 import { disableFailingEndpoint } from './webhook-endpoints.js'
@@ -43,80 +43,107 @@ export interface ClaimOptions {
 
 const nowMs = sql`date_trunc('milliseconds', now())`
 
+interface ClaimedRow {
+  id: string
+  attempts: number
+  endpointId: string
+  shopId: string
+  url: string
+  secret: string
+  previousSecret: string | null
+  endpointFailing: boolean
+  webhookId: string
+  eventType: string
+  payload: { timestamp: string, data: unknown } | null
+  eventData: unknown
+  eventCreatedAt: string | null
+}
+
+/** Rows of a raw query: postgres.js returns them as an array, PGlite in `rows`. */
+function rowsOf<T> (result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[]
+}
+
 /**
- * Takes up to `limit` due deliveries, oldest due first, leaving out endpoints that
- * already have their share of attempts in flight here: a slow endpoint's backlog
- * cannot take the places of other endpoints' deliveries.
+ * Takes up to `limit` due deliveries in one statement, fairly across endpoints:
+ *
+ *  1. `heads`: every endpoint with pending deliveries and its oldest due time, by
+ *     a skip scan of webhook_deliveries_pending_idx (one index probe per
+ *     endpoint, however long its queue);
+ *  2. `chosen`: the endpoints that are due and have a place left here (their
+ *     share is WEBHOOK_ENDPOINT_CONCURRENCY, 1 while failing, minus what this
+ *     instance has in flight), oldest first;
+ *  3. `picked`: from each, up to its free places of due, unleased rows, oldest
+ *     first, locked with FOR UPDATE SKIP LOCKED (rows another instance is
+ *     claiming right now are passed over);
+ *  4. the update stamps them with the lease and counts the attempt.
+ *
+ * So a slow endpoint's backlog costs one probe, not a scan, and never takes the
+ * places of other endpoints' deliveries.
  */
 export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const d = webhookDeliveries
   const e = webhookEndpoints
   const inFlight = JSON.stringify(Object.fromEntries(options.inFlight))
-  const endpointCap = sql`case when ${e.failingSince} is null then ${options.endpointLimit}::int else 1 end`
-  return db.transaction(async (tx) => {
-    const candidates = await tx.select({
-      id: d.id,
-      endpointId: d.endpointId,
-      webhookId: d.webhookId,
-      eventType: d.eventType,
-      payload: d.payload,
-      eventData: events.data,
-      eventCreatedAt: events.createdAt,
-      shopId: e.shopId,
-      url: e.url,
-      secret: e.secret,
-      previousSecret: sql<string | null>`case when ${e.previousSecretExpiresAt} > now() then ${e.previousSecret} end`,
-      endpointFailing: sql<boolean>`${e.failingSince} is not null`
-    })
-      .from(d)
-      .innerJoin(e, eq(e.id, d.endpointId))
-      .leftJoin(events, eq(events.id, d.eventId))
-      .where(and(
-        eq(d.status, 'pending'),
-        lte(d.nextAttemptAt, sql`now()`),
-        or(isNull(d.leasedUntil), lte(d.leasedUntil, sql`now()`)),
-        sql`coalesce((${inFlight}::jsonb ->> ${d.endpointId}::text)::int, 0) < ${endpointCap}`
-      ))
-      .orderBy(asc(d.nextAttemptAt))
-      // Room for rows beyond an endpoint's share, which are left for the next claim.
-      .limit(options.limit * 2)
-      .for('update', { of: d, skipLocked: true })
-
-    const taken = new Map(options.inFlight)
-    const picked = candidates.filter((c) => {
-      const count = taken.get(c.endpointId) ?? 0
-      if (count >= (c.endpointFailing ? 1 : options.endpointLimit)) return false
-      taken.set(c.endpointId, count + 1)
-      return true
-    }).slice(0, options.limit)
-    if (picked.length === 0) return []
-
-    const leaseToken = randomUUID()
-    const leased = await tx.update(d)
-      .set({
-        leaseToken,
-        leasedUntil: sql`now() + make_interval(secs => ${options.leaseMs / 1000})`,
-        attempts: sql`${d.attempts} + 1`,
-        lastAttemptAt: nowMs
-      })
-      .where(inArray(d.id, picked.map((c) => c.id)))
-      .returning({ id: d.id, attempts: d.attempts })
-    const attempts = new Map(leased.map((row) => [row.id, row.attempts]))
-    return picked.map((c) => ({
-      id: c.id,
-      leaseToken,
-      endpointId: c.endpointId,
-      shopId: c.shopId,
-      url: c.url,
-      secrets: c.previousSecret === null ? [c.secret] : [c.secret, c.previousSecret],
-      endpointFailing: c.endpointFailing,
-      webhookId: c.webhookId,
-      eventType: c.eventType,
-      timestamp: c.payload?.timestamp ?? c.eventCreatedAt!.toISOString(),
-      data: c.payload?.data ?? c.eventData,
-      attempts: attempts.get(c.id)!
-    }))
-  })
+  const leaseToken = randomUUID()
+  const result = await db.execute(sql`
+    with recursive heads (endpoint_id, due_at) as (
+      (select ${d.endpointId}, ${d.nextAttemptAt} from ${d}
+        where ${d.status} = 'pending' order by ${d.endpointId}, ${d.nextAttemptAt} limit 1)
+      union all
+      select following.endpoint_id, following.next_attempt_at from heads cross join lateral (
+        select ${d.endpointId}, ${d.nextAttemptAt} from ${d}
+        where ${d.status} = 'pending' and ${d.endpointId} > heads.endpoint_id
+        order by ${d.endpointId}, ${d.nextAttemptAt} limit 1) following
+    ),
+    chosen as (
+      select heads.endpoint_id, heads.due_at,
+        (case when ${e.failingSince} is null then ${options.endpointLimit}::int else 1 end)
+          - coalesce((${inFlight}::jsonb ->> heads.endpoint_id::text)::int, 0) as free
+      from heads join ${e} on ${e.id} = heads.endpoint_id
+      where heads.due_at <= now()
+    ),
+    picked as (
+      select due.id, due.endpoint_id, due.event_id, due.webhook_id, due.event_type, due.payload
+      from (select * from chosen where free > 0 order by due_at limit ${options.limit}) chosen
+      cross join lateral (
+        select * from ${d}
+        where ${d.endpointId} = chosen.endpoint_id and ${d.status} = 'pending' and ${d.nextAttemptAt} <= now()
+          and (${d.leasedUntil} is null or ${d.leasedUntil} <= now())
+        order by ${d.nextAttemptAt} limit chosen.free
+        for update skip locked) due
+      order by due.next_attempt_at limit ${options.limit}
+    )
+    update ${d} set
+      lease_token = ${leaseToken},
+      leased_until = now() + make_interval(secs => ${options.leaseMs / 1000}),
+      attempts = ${d.attempts} + 1,
+      last_attempt_at = ${nowMs}
+    from picked
+      join ${e} on ${e.id} = picked.endpoint_id
+      left join ${events} on ${events.id} = picked.event_id
+    where ${d.id} = picked.id
+    returning ${d.id} as "id", ${d.attempts} as "attempts", picked.endpoint_id as "endpointId",
+      ${e.shopId} as "shopId", ${e.url} as "url", ${e.secret} as "secret",
+      case when ${e.previousSecretExpiresAt} > now() then ${e.previousSecret} end as "previousSecret",
+      ${e.failingSince} is not null as "endpointFailing",
+      picked.webhook_id as "webhookId", picked.event_type as "eventType", picked.payload as "payload",
+      ${events.data} as "eventData",
+      to_char(${events.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "eventCreatedAt"`)
+  return rowsOf<ClaimedRow>(result).map((row) => ({
+    id: row.id,
+    leaseToken,
+    endpointId: row.endpointId,
+    shopId: row.shopId,
+    url: row.url,
+    secrets: row.previousSecret === null ? [row.secret] : [row.secret, row.previousSecret],
+    endpointFailing: row.endpointFailing,
+    webhookId: row.webhookId,
+    eventType: row.eventType,
+    timestamp: row.payload?.timestamp ?? row.eventCreatedAt!,
+    data: row.payload?.data ?? row.eventData,
+    attempts: row.attempts
+  }))
 }
 
 export interface AttemptOutcome {

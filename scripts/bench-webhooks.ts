@@ -9,25 +9,32 @@
 //     checks every signature (HMAC with node:crypto; the tests use the
 //     standardwebhooks package). BENCH_SHOPS shops (default 20) each get a product
 //     with automation and an endpoint pointing at the receiver.
-//  3. Steady load: buyers' purchases (POST /internal/v1/orders, each commits an
-//     `order.paid` event) at BENCH_RATE per second (default 200) for
-//     BENCH_DURATION seconds (default 30), open loop, spread over the shops and the
-//     instances. Latency = received at the receiver − the event's createdAt (the
-//     start of the event's transaction, so a little more than commit → received).
-//     Then every event must have arrived.
+//  3. Steady load at BENCH_RATE events per second (default 200) for BENCH_DURATION
+//     seconds (default 30), open loop, spread over the shops. BENCH_SOURCE=store
+//     (default): this process records `order.paid` events through the event
+//     store's recordEvent, in transactions like an order change's (shop row lock,
+//     event row, fan-out to the endpoints), and latency = received at the
+//     receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
+//     service's operator API (POST /internal/v1/orders, spread over the
+//     instances), and latency = received − the event's createdAt (the start of its
+//     transaction, so a little more than commit → received). Then every event
+//     must have arrived.
 //  4. Maximum rate: BENCH_BACKLOG events (default 10 000) with their deliveries
 //     inserted in one transaction; the time from its commit until the receiver
 //     has them all gives the sustained delivery rate.
 //  5. Prints the figures and the target (p99 ≤ 500 ms at 200 events/s), stops the
 //     instances and drops the database. Exits 1 if an event was lost.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
+import type { Db } from '../db/client.js'
+import { recordEvent } from '../db/events.js'
 import { seedTaxonomy } from '../db/taxonomy.js'
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -38,6 +45,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION || 30)
 const BACKLOG = Number(process.env.BENCH_BACKLOG || 10_000)
 const INSTANCES = Number(process.env.BENCH_INSTANCES || 1)
 const SHOPS = Number(process.env.BENCH_SHOPS || 20)
+/** `store`: events recorded by this process through recordEvent; `api`: buyers' purchases through the service. */
+const SOURCE = process.env.BENCH_SOURCE === 'api' ? 'api' : 'store'
 const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
 const TARGET_P99_MS = 500
 /** Past this everything is torn down. */
@@ -52,6 +61,28 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
+
+const clockTicks = (() => { try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100 } catch { return 100 } })()
+/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
+function cpuSeconds (pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks
+  } catch {
+    return 0
+  }
+}
+
+/** CPU seconds so far of the instances, and of their Postgres backends (Postgres must be local). */
+async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres: number }> {
+  const backends = await monitor<Array<{ pid: number }>>`
+    select pid from pg_stat_activity where datname = ${BENCH_DB} and application_name = 'shop-seller-api'`
+  return {
+    node: instances.reduce((sum, i) => sum + cpuSeconds(i.child.pid!), 0),
+    postgres: backends.reduce((sum, b) => sum + cpuSeconds(b.pid), 0)
+  }
+}
 
 function percentile (sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
@@ -170,7 +201,7 @@ async function call (instance: Instance, method: string, path: string, auth: str
   return json.data
 }
 
-interface Shop { productId: string, fieldId: string }
+interface Shop { shopId: string, productId: string, fieldId: string, eventData: unknown }
 
 async function setUpShops (instance: Instance, receiverPort: number): Promise<Shop[]> {
   const shops: Shop[] = []
@@ -186,35 +217,65 @@ async function setUpShops (instance: Instance, receiverPort: number): Promise<Sh
     const path = `/s/${i}`
     const { secret } = await call(instance, 'POST', '/v1/webhook-endpoints', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
     secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
-    shops.push({ productId: product.id, fieldId: product.fields[0].id })
+    // One real purchase gives the data of the events the store source records.
+    const { order } = await call(instance, 'POST', '/internal/v1/orders', internalToken, {
+      productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'buyer@example.com' }]
+    })
+    shops.push({ shopId: shop.id, productId: product.id, fieldId: product.fields[0].id, eventData: { order } })
   }
   return shops
 }
 
 // ---------------------------------------------------------------- the runs
 
-interface SteadyResult { sent: number, failedPurchases: number, purchaseP50: number, purchaseP99: number, latencies: number[], lost: number }
+interface SteadyResult { sent: number, failed: number, sourceP50: number, sourceP99: number, latencies: number[], lost: number }
 
-async function steadyLoad (shops: Shop[]): Promise<SteadyResult> {
+/**
+ * Makes one event: returns its webhook-id and commit time when known (`store`),
+ * or just the order id (`api`, where the latency is taken from the event's createdAt).
+ */
+type EventSource = (n: number) => Promise<{ eventId?: string, committedAt?: number }>
+
+/** The event store's own transaction (shop row lock, event row, fan-out), as an order change makes it. */
+function storeSource (db: Db, shops: Shop[]): EventSource {
+  return async (n) => {
+    const shop = shops[n % shops.length]
+    const event = await db.transaction((tx) => recordEvent(tx, { shopId: shop.shopId, type: 'order.paid', data: shop.eventData }))
+    return { eventId: event.id, committedAt: Date.now() }
+  }
+}
+
+/** A buyer's purchase through the operator API of an instance (each commits an order.paid event). */
+function apiSource (shops: Shop[]): EventSource {
+  return async (n) => {
+    const shop = shops[n % shops.length]
+    await call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
+      productId: shop.productId, quantity: 1, fieldValues: [{ fieldId: shop.fieldId, value: `buyer${n}@example.com` }]
+    })
+    return {}
+  }
+}
+
+async function steadyLoad (source: EventSource): Promise<SteadyResult> {
   const total = Math.round(RATE * DURATION_S)
-  const ids = new Set<string>()
-  const purchaseLatencies: number[] = []
-  let failedPurchases = 0
+  const first = arrivals.size
+  const committed = new Map<string, number>()
+  const sourceLatencies: number[] = []
+  let made = 0
+  let failed = 0
   let inFlight = 0
   const pending: Array<Promise<void>> = []
-  const purchase = async (n: number) => {
+  const emit = async (n: number) => {
     inFlight++
-    const shop = shops[n % shops.length]
     const begun = performance.now()
     try {
-      const data = await call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
-        productId: shop.productId, quantity: 1, fieldValues: [{ fieldId: shop.fieldId, value: `buyer${n}@example.com` }]
-      })
-      purchaseLatencies.push(performance.now() - begun)
-      ids.add(data.order.id)
+      const { eventId, committedAt } = await source(n)
+      sourceLatencies.push(performance.now() - begun)
+      if (eventId !== undefined && committedAt !== undefined) committed.set(eventId, committedAt)
+      made++
     } catch (err) {
-      failedPurchases++
-      if (failedPurchases <= 3) log(`purchase failed: ${(err as Error).message}`)
+      failed++
+      if (failed <= 3) log(`making an event failed: ${(err as Error).message}`)
     } finally {
       inFlight--
     }
@@ -224,26 +285,28 @@ async function steadyLoad (shops: Shop[]): Promise<SteadyResult> {
   while (sent < total) {
     const due = Math.min(total, Math.floor((performance.now() - begin) * RATE / 1000) + 1)
     while (sent < due) {
-      if (inFlight > 1000) throw new Error('the service cannot keep up with the purchase rate (1 000 requests waiting)')
-      pending.push(purchase(sent++))
+      if (inFlight > 1000) throw new Error(`events cannot be made at ${RATE}/s here (1 000 waiting)`)
+      pending.push(emit(sent++))
     }
     await sleep(2)
   }
   await Promise.all(pending)
-  log(`${elapsed()} ${sent} purchases sent in ${((performance.now() - begin) / 1000).toFixed(1)} s; waiting for their webhooks`)
+  log(`${elapsed()} ${sent} events made in ${((performance.now() - begin) / 1000).toFixed(1)} s; waiting for their webhooks`)
 
-  // Every event must arrive (one webhook per purchase).
+  // Every event must arrive (one endpoint per shop: one webhook per event).
   const until = Date.now() + 60_000
-  while (arrivals.size < ids.size && Date.now() < until) await sleep(100)
-  purchaseLatencies.sort((a, b) => a - b)
-  const latencies = [...arrivals.values()].map((a) => a.receivedAt - a.createdAt).sort((a, b) => a - b)
+  while (arrivals.size - first < made && Date.now() < until) await sleep(100)
+  sourceLatencies.sort((a, b) => a - b)
+  const received = [...arrivals.entries()].slice(first)
+  // Commit -> received when the commit time is known; else from the event's createdAt (its transaction's start).
+  const latencies = received.map(([id, a]) => a.receivedAt - (committed.get(id) ?? a.createdAt)).sort((a, b) => a - b)
   return {
     sent,
-    failedPurchases,
-    purchaseP50: percentile(purchaseLatencies, 0.5),
-    purchaseP99: percentile(purchaseLatencies, 0.99),
+    failed,
+    sourceP50: percentile(sourceLatencies, 0.5),
+    sourceP99: percentile(sourceLatencies, 0.99),
     latencies,
-    lost: ids.size - arrivals.size
+    lost: made - received.length
   }
 }
 
@@ -329,26 +392,36 @@ async function main () {
   const shops = await setUpShops(instances[0], receiverPort)
   log(`${elapsed()} ${INSTANCES} instance(s) up, ${SHOPS} shops with an endpoint each; load average ${loadAverage()}`)
 
+  // The setup's own webhooks (one purchase per shop) arrive first.
+  while (arrivals.size < SHOPS) await sleep(50)
+  const storeDb = await openDatabase({ url: benchUrl, poolMax: 8 })
   const loadBefore = loadAverage()
-  const steady = await steadyLoad(shops)
+  const cpuStart = await cpuUsed(monitor)
+  const steady = await steadyLoad(SOURCE === 'api' ? apiSource(shops) : storeSource(storeDb.db, shops)).finally(() => storeDb.close())
+  const cpuSteady = await cpuUsed(monitor)
   const loadSteady = loadAverage()
   log(`${elapsed()} steady load done; filling a backlog of ${BACKLOG}`)
   const sql = postgres(benchUrl, { max: 1, onnotice: () => {} })
+  const cpuBeforeBacklog = await cpuUsed(monitor)
   const backlog = await backlogDrain(sql).finally(() => sql.end({ timeout: 2 }))
+  const cpuBacklog = await cpuUsed(monitor)
   const loadAfter = loadAverage()
   await cleanup()
 
   const ms = (value: number) => `${Math.round(value)} ms`
+  const perEvent = (from: { node: number, postgres: number }, to: { node: number, postgres: number }, events: number) =>
+    `node ${((to.node - from.node) * 1000 / events).toFixed(2)} + Postgres ${((to.postgres - from.postgres) * 1000 / events).toFixed(2)} ms CPU per event`
   const p99 = percentile(steady.latencies, 0.99)
   const lines = [
     '',
     `Webhooks: ${INSTANCES} instance(s), ${SHOPS} shops with one endpoint each, receiver on 127.0.0.1 answering 200 at once, DB_POOL_MAX=${POOL_MAX}, default WEBHOOK_* settings`,
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average before ${loadBefore}, after the steady run ${loadSteady}, after the backlog ${loadAfter}`,
     '',
-    `Steady ${RATE} events/s for ${DURATION_S} s: ${steady.sent} purchases (${steady.failedPurchases} failed; purchase p50 ${ms(steady.purchaseP50)}, p99 ${ms(steady.purchaseP99)})`,
-    `  event createdAt -> received: p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
-    `  lost: ${steady.lost}; bad signatures: ${badSignatures}`,
-    `Backlog of ${backlog.events} events: all delivered in ${backlog.seconds.toFixed(1)} s = ${Math.round(backlog.rate)} deliveries/s (lost: ${backlog.lost})`,
+    `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (recordEvent transactions)'}: ` +
+      `${steady.sent} events (${steady.failed} failed; making one: p50 ${ms(steady.sourceP50)}, p99 ${ms(steady.sourceP99)})`,
+    `  ${SOURCE === 'api' ? 'event createdAt' : 'commit'} -> received: p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
+    `  lost: ${steady.lost}; bad signatures: ${badSignatures}; service ${perEvent(cpuStart, cpuSteady, steady.sent)}${SOURCE === 'api' ? ' (purchase + delivery)' : ' (delivery alone: the recording runs in this process)'}`,
+    `Backlog of ${backlog.events} events: all delivered in ${backlog.seconds.toFixed(1)} s = ${Math.round(backlog.rate)} deliveries/s (lost: ${backlog.lost}); ${perEvent(cpuBeforeBacklog, cpuBacklog, backlog.events)} (delivery alone)`,
     '',
     `Target: p99 <= ${TARGET_P99_MS} ms at 200 events/s: ${p99 <= TARGET_P99_MS ? 'pass' : 'MISS'}`
   ]

@@ -3,8 +3,9 @@
 // `concurrency` attempts at once and at most `endpointConcurrency` per endpoint
 // (one while an endpoint is failing), so a slow or dead endpoint holds a few
 // places and never the others' deliveries. No database connection is held
-// while an attempt waits for its answer. It claims again as soon as an attempt
-// ends or wake() is called, and otherwise polls every `pollIntervalMs`.
+// while an attempt waits for its answer. It claims again right after attempts
+// end (those ending within 10 ms together) or wake() is called, and otherwise
+// polls every `pollIntervalMs`.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
 import { claimDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type ClaimedDelivery } from '../db/webhook-queue.js'
@@ -39,6 +40,11 @@ export interface WebhookWorker {
 
 /** While the database is away, one error log per this many ms. */
 const FAILURE_LOG_INTERVAL_MS = 10_000
+/**
+ * Attempts that end within this many ms share one claim for their places: at a
+ * high delivery rate, one claim per ended attempt would cost more than the attempts.
+ */
+const REFILL_DELAY_MS = 10
 
 export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
   const { db, sender, log } = options
@@ -49,7 +55,15 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
   let claiming: Promise<void> | null = null
   let claimAgain = false
   let pollTimer: NodeJS.Timeout | undefined
+  let refillTimer: NodeJS.Timeout | undefined
   let lastFailureLog = 0
+
+  function refillSoon (): void {
+    refillTimer ??= setTimeout(() => {
+      refillTimer = undefined
+      wake()
+    }, REFILL_DELAY_MS)
+  }
 
   function wake (): void {
     if (!running) return
@@ -104,7 +118,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
       if (left === 0) inFlight.delete(endpoint)
       else inFlight.set(endpoint, left)
       attempts.delete(attempt)
-      wake()
+      refillSoon()
     })
     attempts.add(attempt)
   }
@@ -142,6 +156,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     async stop () {
       running = false
       clearTimeout(pollTimer)
+      clearTimeout(refillTimer)
       await claiming
       let drainTimer: NodeJS.Timeout | undefined
       const drained = await Promise.race([
