@@ -394,7 +394,7 @@ async function main () {
 
   // The setup's own webhooks (one purchase per shop) arrive first.
   while (arrivals.size < SHOPS) await sleep(50)
-  const storeDb = await openDatabase({ url: benchUrl, poolMax: 8 })
+  const storeDb = await openDatabase({ url: benchUrl, poolMax: 16 })
   const loadBefore = loadAverage()
   const cpuStart = await cpuUsed(monitor)
   const steady = await steadyLoad(SOURCE === 'api' ? apiSource(shops) : storeSource(storeDb.db, shops)).finally(() => storeDb.close())
