@@ -20,6 +20,7 @@ import openapi from './plugins/openapi.js'
 import redis from './plugins/redis.js'
 import requestId, { requestIdFrom } from './plugins/request-id.js'
 import validation from './plugins/validation.js'
+import webhookWorker from './plugins/webhook-worker.js'
 import health from './routes/health.js'
 import operatorApi from './routes/internal/index.js'
 import mediaFiles from './routes/media-files.js'
@@ -47,6 +48,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(eventWakeups)
   await fastify.register(eventRetention)
   await fastify.register(openapi)
+  await fastify.register(webhookWorker)
   await seedTaxonomy(fastify.db)
 
   await fastify.register(health)

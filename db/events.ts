@@ -9,6 +9,7 @@ import type { Db, Queryable, Tx } from './client.js'
 import { notifyAfterCommit } from './notifications.js'
 import { preparedOnce } from './prepared.js'
 import { events, shops } from './schema.js'
+import { enqueueWebhookDeliveries } from './webhook-deliveries.js'
 
 export interface NewEvent { shopId: string, type: EventType, data: unknown }
 
@@ -36,6 +37,8 @@ export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
   const [row] = await tx.insert(events)
     .values({ shopId: event.shopId, seq: shop.seq, type: event.type, data: event.data })
     .returning()
+  // Webhook deliveries of this event, created with it: none can be skipped or doubled.
+  await enqueueWebhookDeliveries(tx, row as EventRow)
   // The hint for held long polls, sent once the event is committed and visible.
   notifyAfterCommit(tx, EVENTS_CHANNEL, event.shopId)
   return row as EventRow

@@ -226,6 +226,63 @@ export const events = pgTable('events', {
   index('events_created_idx').on(t.createdAt)
 ])
 
+/**
+ * A shop's webhook endpoints (CONTRACT section 11). `secret` signs every delivery;
+ * after a rotation `previousSecret` also signs until `previousSecretExpiresAt`.
+ * Neither ever leaves the service except in the create / rotate responses.
+ * `failingSince` is the first failed attempt since the last success: five days of
+ * that disables the endpoint.
+ */
+export const webhookEndpoints = pgTable('webhook_endpoints', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  url: text('url').notNull(),
+  /** Empty: every kind. */
+  eventTypes: text('event_types').array().notNull().default(sql`'{}'::text[]`),
+  description: text('description').notNull().default(''),
+  enabled: boolean('enabled').notNull().default(true),
+  disabledReason: text('disabled_reason'),
+  secret: text('secret').notNull(),
+  previousSecret: text('previous_secret'),
+  previousSecretExpiresAt: ts('previous_secret_expires_at'),
+  failingSince: ts('failing_since'),
+  createdAt: stamp('created_at'),
+  updatedAt: stamp('updated_at')
+}, (t) => [index('webhook_endpoints_shop_idx').on(t.shopId, t.createdAt)])
+
+/**
+ * The delivery queue and log: one row per (event, endpoint), written in the
+ * event's transaction, or by the test call. A worker claims a due row by setting
+ * `leaseToken` / `leasedUntil`; a lease that runs out (its instance died) makes the
+ * row claimable again. `webhookId` is the `webhook-id` header: the event's id, or
+ * a fresh id for a `webhook.test` delivery, whose body lives in `payload`.
+ */
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: id(),
+  endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+  /** Null for a test delivery. Removing an event (retention) removes its deliveries. */
+  eventId: uuid('event_id').references(() => events.id, { onDelete: 'cascade' }),
+  webhookId: uuid('webhook_id').notNull(),
+  eventType: text('event_type').notNull(),
+  /** The test delivery's `{timestamp, data}`; event deliveries read their event. */
+  payload: jsonb('payload').$type<{ timestamp: string, data: unknown }>(),
+  status: text('status').notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  /** When the next attempt is due; null unless pending. */
+  nextAttemptAt: ts('next_attempt_at'),
+  lastAttemptAt: ts('last_attempt_at'),
+  lastStatusCode: integer('last_status_code'),
+  lastError: text('last_error'),
+  leaseToken: uuid('lease_token'),
+  leasedUntil: ts('leased_until'),
+  createdAt: stamp('created_at')
+}, (t) => [
+  // The claim's skip scan: each endpoint's pending deliveries, oldest due first.
+  index('webhook_deliveries_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
+  index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
+  index('webhook_deliveries_event_idx').on(t.eventId)
+])
+
 /** Idempotency records when no Redis is configured (Redis holds them otherwise). */
 export const idempotencyRecords = pgTable('idempotency_records', {
   key: text('key').primaryKey(),

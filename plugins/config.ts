@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import envSchema from 'env-schema'
+import { DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
 import { StringEnum } from '../schemas/common.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -37,7 +38,14 @@ export const ConfigSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'an integer of at least 1000 (milliseconds)' }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'an integer of at least 1000 (milliseconds), at most REQUEST_TIMEOUT_MS' }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000, description: 'an integer of at least 1000 (milliseconds)' }),
-  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'an integer from 1 to 3650 (days)' })
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'an integer from 1 to 3650 (days)' }),
+  WEBHOOK_ALLOW_HTTP: Type.Boolean({ default: false, description: 'true or false (development and tests only)' }),
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false, description: 'true or false (development and tests only)' }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000, description: 'an integer from 100 to 60000 (milliseconds)' }),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({ pattern: RETRY_SCHEDULE_PATTERN, maxLength: 1000, default: DEFAULT_RETRY_SCHEDULE, description: 'comma-separated delays in seconds between attempts, e.g. 5,300,1800' }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64, description: 'an integer from 1 to 1000' }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4, description: 'an integer from 1 to 100' }),
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 200, description: 'an integer from 10 to 60000 (milliseconds)' })
 })
 
 export type Config = Static<typeof ConfigSchema> & { PUBLIC_BASE_URL: string }

@@ -62,6 +62,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'orders', description: 'Fulfilment: list, take, deliver, cancel' },
         { name: 'messages', description: 'The order chat' },
         { name: 'events', description: 'The shop\'s order feed: every change once, in commit order, long-polled' },
+        { name: 'webhooks', description: 'Signed pushes of the order events to your HTTPS endpoint (Standard Webhooks)' },
         { name: 'internal', description: 'Operator API (not part of the public API)' },
         { name: 'service', description: 'Health and public files' }
       ]

@@ -11,6 +11,7 @@ import media from './media/index.js'
 import messages from './messages/index.js'
 import orders from './orders/index.js'
 import products from './products/index.js'
+import webhookEndpoints from './webhook-endpoints/index.js'
 
 export default async function sellerApi (fastify: FastifyInstance) {
   // Order matters: resolve the key and count the request (per key, or per IP when
@@ -28,4 +29,5 @@ export default async function sellerApi (fastify: FastifyInstance) {
   await fastify.register(orders, { prefix: '/orders' })
   await fastify.register(messages, { prefix: '/orders' })
   await fastify.register(events, { prefix: '/events' })
+  await fastify.register(webhookEndpoints, { prefix: '/webhook-endpoints' })
 }

@@ -30,7 +30,14 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   REQUEST_TIMEOUT_MS: '999',
   HEADERS_TIMEOUT_MS: '40000',
   KEEP_ALIVE_TIMEOUT_MS: 'long',
-  EVENT_RETENTION_DAYS: '0'
+  EVENT_RETENTION_DAYS: '0',
+  WEBHOOK_ALLOW_HTTP: 'maybe',
+  WEBHOOK_ALLOW_PRIVATE: 'yes please',
+  WEBHOOK_TIMEOUT_MS: '50',
+  WEBHOOK_RETRY_SCHEDULE: '5,soon',
+  WEBHOOK_CONCURRENCY: '0',
+  WEBHOOK_ENDPOINT_CONCURRENCY: '101',
+  WEBHOOK_POLL_INTERVAL_MS: '5'
 }
 
 function problems (env: Record<string, string>): string[] {

@@ -1,0 +1,53 @@
+// The webhook worker of this instance (webhooks/worker.ts), as
+// `fastify.webhookWorker`: started when the app is ready, stopped when it closes
+// (before the database, which this plugin depends on, is closed). Every
+// committed event's NOTIFY (db/events.ts) wakes it, so new deliveries go out at
+// once; the poll covers retries that come due and a lost notification.
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { EVENTS_CHANNEL } from '../db/events.js'
+import { parseRetrySchedule } from '../domain/webhook-retry.js'
+import { createSender } from '../webhooks/sender.js'
+import { createWebhookWorker } from '../webhooks/worker.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    webhookWorker: {
+      /** Look for due deliveries now instead of at the next poll. */
+      wake: () => void
+    }
+  }
+}
+
+/** A lease outlasts the longest attempt (the timeout) by this much. */
+const LEASE_MARGIN_MS = 5000
+/** How long closing waits for attempts in flight before cutting them short. */
+const DRAIN_MS = 3000
+
+async function webhookWorkerPlugin (fastify: FastifyInstance) {
+  const { config } = fastify
+  const worker = createWebhookWorker({
+    db: fastify.db,
+    sender: createSender({
+      allowHttp: config.WEBHOOK_ALLOW_HTTP,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS
+    }),
+    log: fastify.log.child({ module: 'webhooks' }),
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    leaseMs: config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+    retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
+    drainMs: DRAIN_MS
+  })
+  fastify.decorate('webhookWorker', { wake: worker.wake })
+  fastify.addHook('onReady', async () => { worker.start() })
+  const unlisten = await fastify.database.listen(EVENTS_CHANNEL, () => worker.wake(), () => worker.wake())
+  fastify.addHook('onClose', async () => {
+    await unlisten().catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the webhook worker\'s event listener'))
+    await worker.stop()
+  })
+}
+
+export default fp(webhookWorkerPlugin, { name: 'webhook-worker', dependencies: ['config', 'db'] })

@@ -1,0 +1,158 @@
+// Webhooks (CONTRACT section 11): endpoints and deliveries as the API takes and
+// returns them, the deliveries cursor, and the body of a delivery, whose `data`
+// reuses the event payload schemas of the feed (schemas/events.ts).
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
+import { isUuid } from '../domain/ids.js'
+import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
+import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from './common.js'
+import { EventTypeSchema, MessageEventData, OrderEventData } from './events.js'
+
+export const MAX_DESCRIPTION_LENGTH = 500
+
+const UrlInput = Type.String({
+  maxLength: MAX_WEBHOOK_URL_LENGTH,
+  description: `Absolute \`https://\` URL, at most ${MAX_WEBHOOK_URL_LENGTH} characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form.`
+})
+const EventTypesInput = Type.Array(EventTypeSchema, {
+  maxItems: 50,
+  description: 'The kinds to send. Absent or `[]`: every kind. Repeats are ignored.'
+})
+const DescriptionInput = Type.String({ maxLength: MAX_DESCRIPTION_LENGTH, description: `Up to ${MAX_DESCRIPTION_LENGTH} characters, for you.` })
+
+export const EndpointCreateBody = Type.Object({
+  url: UrlInput,
+  eventTypes: Type.Optional(EventTypesInput),
+  description: Type.Optional(DescriptionInput)
+})
+export type EndpointCreateBody = Static<typeof EndpointCreateBody>
+
+export const EndpointPatchBody = Type.Object({
+  url: Type.Optional(UrlInput),
+  eventTypes: Type.Optional(EventTypesInput),
+  description: Type.Optional(DescriptionInput),
+  enabled: Type.Optional(Type.Boolean({ description: '`false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on.' }))
+}, { description: 'Only the properties sent change.' })
+export type EndpointPatchBody = Static<typeof EndpointPatchBody>
+
+export const EndpointSchema = Type.Object({
+  id: Id,
+  url: Type.String(),
+  eventTypes: Type.Array(EventTypeSchema, { description: '`[]`: every kind.' }),
+  description: Type.String(),
+  enabled: Type.Boolean(),
+  disabledReason: Nullable(Type.String(), { description: 'Why the endpoint is disabled; null while enabled.' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}, { title: 'WebhookEndpoint' })
+
+export const EndpointSecret = Type.String({
+  description: 'The signing secret, `whsec_` + base64 of 32 random bytes. Shown only now: keep it.'
+})
+
+export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const
+export type DeliveryStatus = typeof deliveryStatuses[number]
+
+export const DeliverySchema = Type.Object({
+  id: Id,
+  endpointId: Id,
+  eventId: Id,
+  eventType: Type.String({ description: 'An event kind, or `webhook.test`.' }),
+  status: StringEnum(deliveryStatuses, { description: '`pending` until an attempt succeeds (`succeeded`) or the last scheduled attempt fails (`failed`).' }),
+  attempts: Type.Integer({ description: 'Attempts made so far.' }),
+  lastAttemptAt: NullableTimestamp,
+  nextAttemptAt: Nullable(Timestamp, { description: 'When the next attempt is due; null unless pending.' }),
+  lastStatusCode: Nullable(Type.Integer(), { description: 'The HTTP status of the last attempt; null when it got no answer.' }),
+  lastError: Nullable(Type.String(), { description: 'Why the last attempt failed; null after a success.' }),
+  createdAt: Timestamp
+}, { title: 'WebhookDelivery' })
+
+export const DeliveryListQuery = Type.Object({
+  status: Type.Optional(StringEnum(deliveryStatuses, { description: 'Only deliveries in this status.' })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Deliveries per page (1–100, default 20).' }),
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A `nextCursor` from the previous page: the older deliveries follow.' }))
+})
+export type DeliveryListQuery = Static<typeof DeliveryListQuery>
+
+export const DeliveryParams = Type.Object({ id: Id, deliveryId: Id })
+
+export interface DeliveryCursor { createdAt: Date, id: string }
+
+export function encodeDeliveryCursor (cursor: DeliveryCursor): string {
+  return Buffer.from(`${cursor.createdAt.toISOString()} ${cursor.id}`).toString('base64url')
+}
+
+/** The position a `nextCursor` names, or null when it is not one. */
+export function decodeDeliveryCursor (text: string): DeliveryCursor | null {
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (\S+)$/.exec(Buffer.from(text, 'base64url').toString())
+  if (!match || !isUuid(match[2])) return null
+  const createdAt = new Date(match[1])
+  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2] }
+}
+
+export const WebhookTestEventData = Type.Object({
+  endpointId: Id
+}, { title: 'WebhookTestEventData', description: 'The endpoint the test was sent to.' })
+
+/** A delivery's body: the event's kind, its createdAt, and its data. */
+function webhookBody<T extends TSchema> (data: T) {
+  return Type.Object({ type: Type.String(), timestamp: Timestamp, data }, { title: 'WebhookBody' })
+}
+
+/** The body schema of a delivery of `eventType`: its data is the event's payload (or the test's). */
+export function webhookBodySchema (eventType: string) {
+  if (eventType === WEBHOOK_TEST_EVENT) return webhookBody(WebhookTestEventData)
+  return eventType === 'message.created' ? webhookBody(MessageEventData) : webhookBody(OrderEventData)
+}
+
+const iso = (value: Date | null) => value ? value.toISOString() : null
+
+export interface EndpointRow {
+  id: string
+  url: string
+  eventTypes: string[]
+  description: string
+  enabled: boolean
+  disabledReason: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+export function endpointView (row: EndpointRow): Static<typeof EndpointSchema> {
+  return {
+    ...row,
+    eventTypes: row.eventTypes as Static<typeof EndpointSchema>['eventTypes'],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString()
+  }
+}
+
+export interface DeliveryRow {
+  id: string
+  endpointId: string
+  webhookId: string
+  eventType: string
+  status: string
+  attempts: number
+  lastAttemptAt: Date | null
+  nextAttemptAt: Date | null
+  lastStatusCode: number | null
+  lastError: string | null
+  createdAt: Date
+}
+
+export function deliveryView (row: DeliveryRow): Static<typeof DeliverySchema> {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    eventId: row.webhookId,
+    eventType: row.eventType,
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    lastAttemptAt: iso(row.lastAttemptAt),
+    nextAttemptAt: iso(row.nextAttemptAt),
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString()
+  }
+}

@@ -1,0 +1,444 @@
+// `npm run bench:webhooks`: how fast events reach a webhook receiver. See
+// docs/performance.md ("Webhooks").
+//
+//  1. A dedicated database (BENCH_DB, default seller_api_bench_webhooks; dropped
+//     and recreated, one run per name at a time) is migrated; the service is
+//     built and BENCH_INSTANCES instances (`node dist/server.js`, default 1) start
+//     on it with Redis and their webhook worker, allowed to deliver to 127.0.0.1.
+//  2. A receiver in this process (node:http on 127.0.0.1) answers 200 at once and
+//     checks every signature (HMAC with node:crypto; the tests use the
+//     standardwebhooks package). BENCH_SHOPS shops (default 20) each get a product
+//     with automation and an endpoint pointing at the receiver.
+//  3. Steady load at BENCH_RATE events per second (default 200) for BENCH_DURATION
+//     seconds (default 30), open loop, spread over the shops. BENCH_SOURCE=store
+//     (default): this process records `order.paid` events through the event
+//     store's recordEvent, in transactions like an order change's (shop row lock,
+//     event row, fan-out to the endpoints), and latency = received at the
+//     receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
+//     service's operator API (POST /internal/v1/orders, spread over the
+//     instances), and latency = received − the event's createdAt (the start of its
+//     transaction, so a little more than commit → received). Then every event
+//     must have arrived.
+//  4. Maximum rate: BENCH_BACKLOG events (default 10 000) with their deliveries
+//     inserted in one transaction; the time from its commit until the receiver
+//     has them all gives the sustained delivery rate.
+//  5. Prints the figures and the target (p99 ≤ 500 ms at 200 events/s), stops the
+//     instances and drops the database. Exits 1 if an event was lost.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
+import { createServer } from 'node:net'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import postgres from 'postgres'
+import { openDatabase } from '../db/client.js'
+import type { Db } from '../db/client.js'
+import { recordEvent } from '../db/events.js'
+import { seedTaxonomy } from '../db/taxonomy.js'
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
+const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_webhooks'
+const RATE = Number(process.env.BENCH_RATE || 200)
+const DURATION_S = Number(process.env.BENCH_DURATION || 30)
+const BACKLOG = Number(process.env.BENCH_BACKLOG || 10_000)
+const INSTANCES = Number(process.env.BENCH_INSTANCES || 1)
+const SHOPS = Number(process.env.BENCH_SHOPS || 20)
+/** `store`: events recorded by this process through recordEvent; `api`: buyers' purchases through the service. */
+const SOURCE = process.env.BENCH_SOURCE === 'api' ? 'api' : 'store'
+const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
+const TARGET_P99_MS = 500
+/** Past this everything is torn down. */
+const DEADLINE_MS = 240_000
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const benchUrl = (() => { const u = new URL(DATABASE_URL); u.pathname = `/${BENCH_DB}`; return u.toString() })()
+const internalToken = randomBytes(24).toString('hex')
+
+const log = (message: string) => process.stderr.write(`[bench:webhooks] ${message}\n`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const started = Date.now()
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
+
+const clockTicks = (() => { try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100 } catch { return 100 } })()
+/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
+function cpuSeconds (pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks
+  } catch {
+    return 0
+  }
+}
+
+/** CPU seconds so far of the instances, and of their Postgres backends (Postgres must be local). */
+async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres: number }> {
+  const backends = await monitor<Array<{ pid: number }>>`
+    select pid from pg_stat_activity where datname = ${BENCH_DB} and application_name = 'shop-seller-api'`
+  return {
+    node: instances.reduce((sum, i) => sum + cpuSeconds(i.child.pid!), 0),
+    postgres: backends.reduce((sum, b) => sum + cpuSeconds(b.pid), 0)
+  }
+}
+
+function percentile (sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
+}
+
+function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function run (command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (c: Buffer) => { output += c.toString() })
+    child.stderr.on('data', (c: Buffer) => { output += c.toString() })
+    child.on('error', reject)
+    child.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output}`)))
+  })
+}
+
+// ---------------------------------------------------------------- the receiver
+
+interface Arrival { receivedAt: number, createdAt: number }
+const arrivals = new Map<string, Arrival>()
+let badSignatures = 0
+/** Signing secrets by receiver path (/s/<shop index>). */
+const secrets = new Map<string, Buffer>()
+
+function signatureValid (key: Buffer, headers: Record<string, string | string[] | undefined>, body: string): boolean {
+  const expected = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`).digest()
+  return String(headers['webhook-signature']).split(' ').some((entry) => {
+    const given = Buffer.from(entry.slice(3), 'base64')
+    return entry.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected)
+  })
+}
+
+const receiver = createHttpServer((req, res) => {
+  const chunks: Buffer[] = []
+  req.on('data', (c: Buffer) => chunks.push(c))
+  req.on('end', () => {
+    const receivedAt = Date.now()
+    const body = Buffer.concat(chunks).toString()
+    const key = secrets.get(req.url ?? '')
+    if (!key || !signatureValid(key, req.headers, body)) badSignatures++
+    const id = String(req.headers['webhook-id'])
+    if (!arrivals.has(id)) arrivals.set(id, { receivedAt, createdAt: Date.parse(JSON.parse(body).timestamp) })
+    res.writeHead(200).end()
+  })
+})
+
+// ---------------------------------------------------------------- the service
+
+interface Instance { port: number, child: ChildProcess, output: string[], exited: boolean }
+const instances: Instance[] = []
+
+function startInstance (port: number): Instance {
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: benchUrl,
+      REDIS_URL,
+      REDIS_PREFIX: `${BENCH_DB}:`,
+      INTERNAL_TOKEN: internalToken,
+      DB_POOL_MAX: String(POOL_MAX),
+      RATE_LIMIT_MAX: '1000000000',
+      LOG_LEVEL: 'warn',
+      // The receiver is plain http:// on 127.0.0.1.
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true'
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const instance: Instance = { port, child, output: [], exited: false }
+  const keep = (chunk: Buffer) => {
+    instance.output.push(...chunk.toString().split('\n').filter(Boolean))
+    if (instance.output.length > 40) instance.output.splice(0, instance.output.length - 40)
+  }
+  child.stdout!.on('data', keep)
+  child.stderr!.on('data', keep)
+  child.on('exit', () => { instance.exited = true })
+  instances.push(instance)
+  return instance
+}
+
+async function waitReady (instance: Instance) {
+  const until = Date.now() + 60_000
+  while (Date.now() < until) {
+    if (instance.exited) throw new Error(`an instance exited during start:\n${instance.output.join('\n')}`)
+    try {
+      if ((await fetch(`http://127.0.0.1:${instance.port}/healthz`)).ok) return
+    } catch { /* not listening yet */ }
+    await sleep(100)
+  }
+  throw new Error(`an instance did not start:\n${instance.output.join('\n')}`)
+}
+
+async function call (instance: Instance, method: string, path: string, auth: string, body?: unknown) {
+  const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const json = await res.json() as { data: any }
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json.data
+}
+
+interface Shop { shopId: string, productId: string, fieldId: string, eventData: unknown }
+
+async function setUpShops (instance: Instance, receiverPort: number): Promise<Shop[]> {
+  const shops: Shop[] = []
+  for (let i = 0; i < SHOPS; i++) {
+    const { shop } = await call(instance, 'POST', '/internal/v1/shops', internalToken, { name: `Bench shop ${i}` })
+    const { secret: apiKey } = await call(instance, 'POST', `/internal/v1/shops/${shop.id}/api-keys`, internalToken, { name: 'bench' })
+    const { categories } = await call(instance, 'GET', '/v1/categories', apiKey)
+    const { product } = await call(instance, 'POST', '/v1/products', apiKey, {
+      categoryId: categories[0].id,
+      title: `Steam key ${i}`,
+      description: 'Global key.',
+      isActive: true,
+      external: true,
+      currencyRateId: '',
+      price: 499.9,
+      imageId: '',
+      employeeReward: { type: 'percent', value: 0 },
+      fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }],
+      filters: []
+    })
+    const path = `/s/${i}`
+    const { secret } = await call(instance, 'POST', '/v1/webhook-endpoints', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
+    secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    // One real purchase gives the data of the events the store source records.
+    const { order } = await call(instance, 'POST', '/internal/v1/orders', internalToken, {
+      productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'buyer@example.com' }]
+    })
+    shops.push({ shopId: shop.id, productId: product.id, fieldId: product.fields[0].id, eventData: { order } })
+  }
+  return shops
+}
+
+// ---------------------------------------------------------------- the runs
+
+interface SteadyResult { sent: number, failed: number, sourceP50: number, sourceP99: number, latencies: number[], lost: number }
+
+/**
+ * Makes one event: returns its webhook-id and commit time when known (`store`),
+ * or just the order id (`api`, where the latency is taken from the event's createdAt).
+ */
+type EventSource = (n: number) => Promise<{ eventId?: string, committedAt?: number }>
+
+/** The event store's own transaction (shop row lock, event row, fan-out), as an order change makes it. */
+function storeSource (db: Db, shops: Shop[]): EventSource {
+  return async (n) => {
+    const shop = shops[n % shops.length]
+    const event = await db.transaction((tx) => recordEvent(tx, { shopId: shop.shopId, type: 'order.paid', data: shop.eventData }))
+    return { eventId: event.id, committedAt: Date.now() }
+  }
+}
+
+/** A buyer's purchase through the operator API of an instance (each commits an order.paid event). */
+function apiSource (shops: Shop[]): EventSource {
+  return async (n) => {
+    const shop = shops[n % shops.length]
+    await call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
+      productId: shop.productId, quantity: 1, fieldValues: [{ fieldId: shop.fieldId, value: `buyer${n}@example.com` }]
+    })
+    return {}
+  }
+}
+
+async function steadyLoad (source: EventSource): Promise<SteadyResult> {
+  const total = Math.round(RATE * DURATION_S)
+  const first = arrivals.size
+  const committed = new Map<string, number>()
+  const sourceLatencies: number[] = []
+  let made = 0
+  let failed = 0
+  let inFlight = 0
+  const pending: Array<Promise<void>> = []
+  const emit = async (n: number) => {
+    inFlight++
+    const begun = performance.now()
+    try {
+      const { eventId, committedAt } = await source(n)
+      sourceLatencies.push(performance.now() - begun)
+      if (eventId !== undefined && committedAt !== undefined) committed.set(eventId, committedAt)
+      made++
+    } catch (err) {
+      failed++
+      if (failed <= 3) log(`making an event failed: ${(err as Error).message}`)
+    } finally {
+      inFlight--
+    }
+  }
+  const begin = performance.now()
+  let sent = 0
+  while (sent < total) {
+    const due = Math.min(total, Math.floor((performance.now() - begin) * RATE / 1000) + 1)
+    while (sent < due) {
+      if (inFlight > 1000) throw new Error(`events cannot be made at ${RATE}/s here (1 000 waiting)`)
+      pending.push(emit(sent++))
+    }
+    await sleep(2)
+  }
+  await Promise.all(pending)
+  log(`${elapsed()} ${sent} events made in ${((performance.now() - begin) / 1000).toFixed(1)} s; waiting for their webhooks`)
+
+  // Every event must arrive (one endpoint per shop: one webhook per event).
+  const until = Date.now() + 60_000
+  while (arrivals.size - first < made && Date.now() < until) await sleep(100)
+  sourceLatencies.sort((a, b) => a - b)
+  const received = [...arrivals.entries()].slice(first)
+  // Commit -> received when the commit time is known; else from the event's createdAt (its transaction's start).
+  const latencies = received.map(([id, a]) => a.receivedAt - (committed.get(id) ?? a.createdAt)).sort((a, b) => a - b)
+  return {
+    sent,
+    failed,
+    sourceP50: percentile(sourceLatencies, 0.5),
+    sourceP99: percentile(sourceLatencies, 0.99),
+    latencies,
+    lost: made - received.length
+  }
+}
+
+interface BacklogResult { events: number, seconds: number, rate: number, lost: number }
+
+async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
+  const perShop = Math.ceil(BACKLOG / SHOPS)
+  const before = arrivals.size
+  const [template] = await sql<Array<{ data: unknown }>>`select data from events where type = 'order.paid' limit 1`
+  await sql.begin(async (tx) => {
+    await tx`
+      with added as (
+        insert into events (shop_id, seq, type, data)
+        select e.shop_id, s.event_seq + g.i, 'order.paid', ${tx.json(template.data as postgres.JSONValue)}
+        from webhook_endpoints e join shops s on s.id = e.shop_id cross join generate_series(1, ${perShop}) g(i)
+        returning id, shop_id, type
+      )
+      insert into webhook_deliveries (endpoint_id, event_id, webhook_id, event_type, next_attempt_at)
+      select e.id, added.id, added.id, added.type, now() from added join webhook_endpoints e on e.shop_id = added.shop_id`
+    await tx`update shops set event_seq = event_seq + ${perShop} where id in (select shop_id from webhook_endpoints)`
+  })
+  const committed = Date.now()
+  const events = perShop * SHOPS
+  const until = committed + 120_000
+  while (arrivals.size - before < events && Date.now() < until) await sleep(50)
+  const last = Math.max(...[...arrivals.values()].map((a) => a.receivedAt))
+  const seconds = (last - committed) / 1000
+  return { events, seconds, rate: (arrivals.size - before) / seconds, lost: events - (arrivals.size - before) }
+}
+
+// ---------------------------------------------------------------- main
+
+let monitor: postgres.Sql | undefined
+let ownDatabase = false
+let cleaning: Promise<void> | null = null
+function cleanup (): Promise<void> {
+  cleaning ??= (async () => {
+    for (const instance of instances) if (!instance.exited) instance.child.kill('SIGTERM')
+    await sleep(500)
+    for (const instance of instances) if (!instance.exited) instance.child.kill('SIGKILL')
+    receiver.close()
+    if (ownDatabase && process.env.BENCH_KEEP_DB !== '1') {
+      try { await monitor?.unsafe(`drop database if exists "${BENCH_DB}" with (force)`) } catch (err) { log(`could not drop ${BENCH_DB}: ${(err as Error).message}`) }
+    }
+    await monitor?.end({ timeout: 2 })
+  })()
+  return cleaning
+}
+
+async function main () {
+  const deadline = setTimeout(() => {
+    log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
+    cleanup().finally(() => process.exit(2))
+  }, DEADLINE_MS)
+  deadline.unref()
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
+
+  monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  const [{ locked }] = await monitor<Array<{ locked: boolean }>>`select pg_try_advisory_lock(7311, hashtext(${BENCH_DB})) as locked`
+  if (!locked) throw new Error(`another bench is using ${BENCH_DB} right now; wait for it (or set BENCH_DB)`)
+  ownDatabase = true
+  await monitor.unsafe(`drop database if exists "${BENCH_DB}" with (force)`)
+  await monitor.unsafe(`create database "${BENCH_DB}"`)
+
+  log(`building the service and migrating ${BENCH_DB}`)
+  await Promise.all([
+    (async () => {
+      const database = await openDatabase({ url: benchUrl, poolMax: 2 })
+      try {
+        await database.migrate()
+        await seedTaxonomy(database.db)
+      } finally {
+        await database.close()
+      }
+    })(),
+    run('npm', ['run', 'build'])
+  ])
+
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  const receiverPort = (receiver.address() as { port: number }).port
+  for (let i = 0; i < INSTANCES; i++) startInstance(await freePort())
+  await Promise.all(instances.map(waitReady))
+  const shops = await setUpShops(instances[0], receiverPort)
+  log(`${elapsed()} ${INSTANCES} instance(s) up, ${SHOPS} shops with an endpoint each; load average ${loadAverage()}`)
+
+  // The setup's own webhooks (one purchase per shop) arrive first.
+  while (arrivals.size < SHOPS) await sleep(50)
+  const storeDb = await openDatabase({ url: benchUrl, poolMax: 16 })
+  const loadBefore = loadAverage()
+  const cpuStart = await cpuUsed(monitor)
+  const steady = await steadyLoad(SOURCE === 'api' ? apiSource(shops) : storeSource(storeDb.db, shops)).finally(() => storeDb.close())
+  const cpuSteady = await cpuUsed(monitor)
+  const loadSteady = loadAverage()
+  log(`${elapsed()} steady load done; filling a backlog of ${BACKLOG}`)
+  const sql = postgres(benchUrl, { max: 1, onnotice: () => {} })
+  const cpuBeforeBacklog = await cpuUsed(monitor)
+  const backlog = await backlogDrain(sql).finally(() => sql.end({ timeout: 2 }))
+  const cpuBacklog = await cpuUsed(monitor)
+  const loadAfter = loadAverage()
+  await cleanup()
+
+  const ms = (value: number) => `${Math.round(value)} ms`
+  const perEvent = (from: { node: number, postgres: number }, to: { node: number, postgres: number }, events: number) =>
+    `node ${((to.node - from.node) * 1000 / events).toFixed(2)} + Postgres ${((to.postgres - from.postgres) * 1000 / events).toFixed(2)} ms CPU per event`
+  const p99 = percentile(steady.latencies, 0.99)
+  const lines = [
+    '',
+    `Webhooks: ${INSTANCES} instance(s), ${SHOPS} shops with one endpoint each, receiver on 127.0.0.1 answering 200 at once, DB_POOL_MAX=${POOL_MAX}, default WEBHOOK_* settings`,
+    `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average before ${loadBefore}, after the steady run ${loadSteady}, after the backlog ${loadAfter}`,
+    '',
+    `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (recordEvent transactions)'}: ` +
+      `${steady.sent} events (${steady.failed} failed; making one: p50 ${ms(steady.sourceP50)}, p99 ${ms(steady.sourceP99)})`,
+    `  ${SOURCE === 'api' ? 'event createdAt' : 'commit'} -> received: p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
+    `  lost: ${steady.lost}; bad signatures: ${badSignatures}; service ${perEvent(cpuStart, cpuSteady, steady.sent)}${SOURCE === 'api' ? ' (purchase + delivery)' : ' (delivery alone: the recording runs in this process)'}`,
+    `Backlog of ${backlog.events} events: all delivered in ${backlog.seconds.toFixed(1)} s = ${Math.round(backlog.rate)} deliveries/s (lost: ${backlog.lost}); ${perEvent(cpuBeforeBacklog, cpuBacklog, backlog.events)} (delivery alone)`,
+    '',
+    `Target: p99 <= ${TARGET_P99_MS} ms at 200 events/s: ${p99 <= TARGET_P99_MS ? 'pass' : 'MISS'}`
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+  if (steady.lost > 0 || backlog.lost > 0 || badSignatures > 0) throw new Error('events were lost or badly signed')
+}
+
+main().then(() => process.exit(0), async (err) => {
+  log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
+  await cleanup()
+  process.exit(1)
+})

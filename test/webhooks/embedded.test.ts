@@ -1,0 +1,44 @@
+// The worker on the embedded default (PGlite, no Redis): the same queue SQL
+// (SKIP LOCKED claims, leases, retries, the test call) delivers there too.
+import { Webhook } from 'standardwebhooks'
+import t from 'tap'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../plugins/config.js'
+import { createShop, INTERNAL_TOKEN } from '../helper.js'
+import { buy } from '../fixtures/orders.js'
+import { createProduct } from '../fixtures/products.js'
+import { startReceiver } from '../fixtures/webhook-receiver.js'
+import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
+
+t.test('webhooks are delivered on the embedded database', async (t) => {
+  const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...localDelivery })
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  t.equal(app.database.kind, 'pglite')
+  const shop = await createShop(app)
+  const receiver = await startReceiver(t)
+  let first = true
+  receiver.answer = () => {
+    if (!first) return 200
+    first = false
+    return 500
+  }
+  const { endpoint, secret } = await createEndpoint(app, shop, { url: receiver.url })
+  const order = await buy(app, await createProduct(app, shop))
+  const test = await app.inject({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test`, headers: shop.headers })
+  t.equal(test.statusCode, 202)
+
+  await receiver.waitFor(() => receiver.delivered().size === 2)
+  const bodies = [...receiver.delivered().values()].map((a) => new Webhook(secret).verify(a.body, a.headers as Record<string, string>) as { type: string, data: any })
+  t.same(bodies.map((b) => b.type).sort(), ['order.paid', 'webhook.test'])
+  t.equal(bodies.find((b) => b.type === 'order.paid')!.data.order.id, order.id)
+  t.equal(receiver.attempts.length, 3, 'the first attempt failed and was retried')
+  const until = Date.now() + 10_000
+  let log = (await deliveries(app, shop, endpoint.id)).deliveries
+  while (log.some((d) => d.status !== 'succeeded') && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    log = (await deliveries(app, shop, endpoint.id)).deliveries
+  }
+  t.same(log.map((d) => d.status), ['succeeded', 'succeeded'])
+  t.same(log.map((d) => d.attempts).sort(), [1, 2])
+})

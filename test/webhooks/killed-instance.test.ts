@@ -1,0 +1,118 @@
+// An instance killed (SIGKILL, no shutdown) in the middle of its attempts loses
+// nothing: its leases run out and another instance delivers every event, the
+// interrupted ones included, never two attempts of one event at once.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN } from '../helper.js'
+import { testRedisUrl } from '../databases.js'
+import { createProduct } from '../fixtures/products.js'
+import { startReceiver } from '../fixtures/webhook-receiver.js'
+import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
+
+const EVENTS = 200
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/** The service as a child process (server.ts), resolved with its port once it listens. */
+async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  let output = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000)
+    const read = (chunk: Buffer) => {
+      output += chunk
+      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve(Number(match[1]))
+      }
+    }
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
+    child.on('exit', (code) => reject(new Error(`the server exited (${code}):\n${output}`)))
+  })
+  return { child, port }
+}
+
+t.test('an instance killed mid-attempt loses nothing', async (t) => {
+  const databaseUrl = await fileDatabaseUrl()
+  const receiver = await startReceiver(t)
+  // Slow answers keep attempts in flight, so the kill interrupts some.
+  receiver.delayMs = 100
+
+  // Set up through an in-process instance, closed before any event exists.
+  const setup = await build(t, localDelivery)
+  const shop = await createShop(setup)
+  const product = await createProduct(setup, shop)
+  const { endpoint } = await createEndpoint(setup, shop, { url: receiver.url })
+  await setup.close()
+
+  const { child, port } = await startServerProcess(t, {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
+    INTERNAL_TOKEN,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    DB_POOL_MAX: '3',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2'
+  })
+  const orderIds: string[] = []
+  for (let i = 0; i < EVENTS; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/internal/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: `b${i}@example.com` }] })
+    })
+    if (res.status !== 201) throw new Error(`purchase: ${res.status} ${await res.text()}`)
+    orderIds.push((await res.json()).data.order.id)
+  }
+
+  // Kill it while attempts wait for their answers. Nothing runs between the check
+  // and the kill, so the child never learns how those attempts ended.
+  const unanswered = () => receiver.attempts.filter((a) => a.status === undefined).map((a) => a.webhookId)
+  await receiver.waitFor(() => receiver.delivered().size >= 20 && unanswered().length > 0, 30_000, 'the child instance at work')
+  const interrupted = unanswered()
+  const killedAt = Date.now()
+  child.kill('SIGKILL')
+  await new Promise((resolve) => child.once('exit', resolve))
+  t.ok(receiver.delivered().size < EVENTS, 'work was left')
+
+  // Another instance takes over: pending deliveries at once, leased ones when their lease runs out.
+  const survivor = await build(t, { ...localDelivery, RATE_LIMIT_MAX: 100000 })
+  // An answer the receiver wrote just as the child died may count as delivered
+  // here; the child never read it, so the survivor must send those events again.
+  const madeAgain = (id: string) => receiver.attempts.some((a) => a.webhookId === id && a.receivedAt > killedAt && a.status === 200)
+  await receiver.waitFor(() => receiver.delivered().size >= EVENTS && interrupted.every(madeAgain), 60_000, 'every event after the kill')
+  const received = new Set([...receiver.delivered().values()].map((a) => JSON.parse(a.body).data.order.id))
+  t.same(received, new Set(orderIds), 'every event arrived')
+  for (const id of interrupted) t.ok(madeAgain(id), 'an interrupted attempt was made again by the survivor')
+  t.same(receiver.overlaps, [], 'never two attempts of one event at once')
+
+  // The log catches up once the last answers are recorded.
+  const until = Date.now() + 30_000
+  let log: Array<Record<string, any>> = []
+  while (Date.now() < until) {
+    log = []
+    let cursor: string | null = ''
+    while (cursor !== null) {
+      const page = await deliveries(survivor, shop, endpoint.id, `?limit=100${cursor ? `&after=${cursor}` : ''}`)
+      log.push(...page.deliveries)
+      cursor = page.nextCursor
+    }
+    if (log.every((d) => d.status === 'succeeded')) break
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  t.equal(log.length, EVENTS)
+  t.same(log.filter((d) => d.status !== 'succeeded'), [], 'every delivery succeeded')
+})

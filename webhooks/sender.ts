@@ -1,0 +1,119 @@
+// Makes one webhook attempt: a signed POST through undici, to public addresses
+// only. Names are resolved by our own `lookup`, which drops addresses webhooks may
+// not go to; the socket connects to an address that lookup returned, so there
+// is no second resolution for DNS rebinding to slip into. Redirects are not
+// followed, the whole attempt is bounded by the timeout, and at most a few KB of
+// the answer are read.
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
+import { Agent } from 'undici'
+import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../domain/webhook-url.js'
+import { signatureHeader } from '../domain/webhook-signing.js'
+import type { AttemptOutcome } from '../db/webhook-queue.js'
+
+/** Read from an answer at most this much (then the connection is dropped). */
+const MAX_RESPONSE_BYTES = 4096
+const USER_AGENT = 'shop-seller-api-webhooks/1'
+
+export interface WebhookRequest {
+  url: string
+  webhookId: string
+  body: string
+  secrets: string[]
+  /** Cuts the attempt short (the instance is shutting down). */
+  signal: AbortSignal
+}
+
+export interface Sender {
+  send: (request: WebhookRequest) => Promise<AttemptOutcome>
+  close: () => Promise<void>
+}
+
+class RefusedAddressError extends Error {}
+
+type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void
+
+/** dns.lookup, keeping only public addresses; an error when none is left. */
+function publicOnlyLookup (hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, [])
+    const allowed = addresses.filter((a) => refusedAddressReason(a.address) === null)
+    if (allowed.length === 0) {
+      const reasons = addresses.map((a) => refusedAddressReason(a.address)).join('; ')
+      return callback(new RefusedAddressError(`Not sent: ${hostname} resolves to no public address (${reasons}); webhooks go to public addresses only.`), [])
+    }
+    if (options.all) callback(null, allowed)
+    else callback(null, allowed[0].address, allowed[0].family)
+  })
+}
+
+const connectionErrors: Record<string, string> = {
+  ECONNREFUSED: 'The connection was refused.',
+  ECONNRESET: 'The connection was reset before an answer.',
+  UND_ERR_SOCKET: 'The connection closed before an answer.',
+  ENOTFOUND: 'The host name does not resolve.',
+  EAI_AGAIN: 'The host name could not be resolved (temporary DNS failure).',
+  EHOSTUNREACH: 'The host is unreachable.',
+  ENETUNREACH: 'The network is unreachable.'
+}
+
+function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `No answer within ${timeoutMs} ms.`
+  if (err instanceof RefusedAddressError) return err.message
+  const { code, message } = err as { code?: string, message?: string }
+  const known = code === undefined ? undefined : connectionErrors[code]
+  if (known) return known
+  if (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT')) return `No answer within ${timeoutMs} ms.`
+  return String(message ?? err).slice(0, 300)
+}
+
+export function createSender (rules: EgressRules & { timeoutMs: number }): Sender {
+  const { timeoutMs } = rules
+  const agent = new Agent({
+    connect: { timeout: timeoutMs, ...(rules.allowPrivate ? {} : { lookup: publicOnlyLookup }) },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs
+  })
+
+  async function send (request: WebhookRequest): Promise<AttemptOutcome> {
+    // Checked again: the rules may be stricter now than when the URL was saved.
+    const check = checkWebhookUrl(request.url, rules)
+    if (!check.ok) return { ok: false, statusCode: null, error: `Not sent: the URL ${check.problem}.` }
+    const url = new URL(check.url)
+    const timestamp = Math.floor(Date.now() / 1000)
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const signal = AbortSignal.any([request.signal, timeout])
+    try {
+      const response = await agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'webhook-id': request.webhookId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(request.secrets, request.webhookId, timestamp, request.body)
+        },
+        body: request.body,
+        signal
+      })
+      // The status decides. Reading a little of the rest keeps the connection
+      // reusable; a larger or slower answer is cut off.
+      const cutOff = () => response.body.destroy()
+      signal.addEventListener('abort', cutOff, { once: true })
+      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {})
+      signal.removeEventListener('abort', cutOff)
+      const status = response.statusCode
+      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null }
+      if (status >= 300 && status < 400) return { ok: false, statusCode: status, error: `HTTP ${status}: redirects are not followed.` }
+      return { ok: false, statusCode: status, error: `HTTP ${status}.` }
+    } catch (err) {
+      return { ok: false, statusCode: null, error: describeFailure(err, timeout.aborted, timeoutMs) }
+    }
+  }
+
+  return {
+    send,
+    async close () { await agent.destroy() }
+  }
+}
