@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 export const root = fileURLToPath(new URL('..', import.meta.url))
 export const hashFile = join(root, 'dist', '.source-hash')
 
-const DIRECTORIES = ['db', 'domain', 'plugins', 'routes', 'schemas']
+/** The source folders: tsconfig.build.json's include list is the one place that names them. */
+export const DIRECTORIES = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).include.filter((entry) => !entry.includes('*'))
 const ROOT_FILES = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
 
 function filesUnder (dir) {

@@ -70,6 +70,12 @@ t.test('TRUST_PROXY accepts what Fastify can use', async (t) => {
   t.match(problems({ TRUST_PROXY: '10.0.0.0/33' })[0], /^Invalid configuration: TRUST_PROXY=/)
 })
 
+t.test('shedding by event-loop delay: on with Postgres, off on the embedded database, unless set', async (t) => {
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://db/app' }).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 1000)
+  t.equal(loadConfig({}).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 0)
+  t.equal(loadConfig({ PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '250' }).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 250)
+})
+
 t.test('PUBLIC_BASE_URL follows HOST and PORT unless set', async (t) => {
   t.equal(loadConfig({ PORT: '4100' }).PUBLIC_BASE_URL, 'http://127.0.0.1:4100')
   t.equal(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).PUBLIC_BASE_URL, 'http://127.0.0.1:8080')
