@@ -27,7 +27,7 @@ import { Redis } from 'ioredis'
 import type postgres from 'postgres'
 import ts from 'typescript'
 import {
-  autocannon, claimBenchDatabase, cpuSeconds, CURSOR_AFTER_MESSAGE, elapsed, freePort, log, memory, MESSAGES_PER_POLLED_ORDER,
+  autocannon, claimBenchDatabase, cleanUpOnExit, cpuSeconds, CURSOR_AFTER_MESSAGE, elapsed, freePort, log, memory, MESSAGES_PER_POLLED_ORDER,
   ORDERS_PER_SHOP, POOL_MAX, REDIS_URL, run, servers, SHOPS, sleep, startServer, stopServer, waitReady,
   type AutocannonOptions, type AutocannonResult, type BenchDatabase, type Fixtures, type Server
 } from './bench-kit.js'
@@ -269,15 +269,7 @@ function cleanup (): Promise<void> {
 }
 
 async function main () {
-  const deadline = setTimeout(() => {
-    log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
-    for (const s of servers) if (!s.exited) s.child.kill('SIGKILL')
-    void cleanup().finally(() => process.exit(2))
-  }, DEADLINE_MS)
-  deadline.unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { void cleanup().finally(() => process.exit(130)) })
-  }
+  cleanUpOnExit(DEADLINE_MS, cleanup)
 
   database = await claimBenchDatabase(BENCH_DB)
   monitor = database.monitor
