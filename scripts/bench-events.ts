@@ -33,7 +33,7 @@ import postgres from 'postgres'
 import { EVENTS_CHANNEL } from '../db/events.js'
 import { Notifier, payloadsOf } from '../db/notifications.js'
 import {
-  autocannon, claimBenchDatabase, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, servers, SHOPS, sleep,
+  autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, servers, SHOPS, sleep,
   startServer, stopServer, waitReady, type BenchDatabase, type Server
 } from './bench-kit.js'
 
@@ -318,15 +318,7 @@ function cleanup (): Promise<void> {
 }
 
 async function main () {
-  const deadline = setTimeout(() => {
-    log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
-    for (const s of servers) if (!s.exited) s.child.kill('SIGKILL')
-    cleanup().finally(() => process.exit(2))
-  }, DEADLINE_MS)
-  deadline.unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
-  }
+  cleanUpOnExit(DEADLINE_MS, cleanup)
   const loads = [loadAverage()]
 
   database = await claimBenchDatabase(BENCH_DB)

@@ -107,6 +107,18 @@ export async function stopServer (server: Server) {
   clearTimeout(timer)
 }
 
+/** Runs `cleanup` and exits on SIGINT / SIGTERM, or when the run goes past `deadlineMs` (killing the servers first). */
+export function cleanUpOnExit (deadlineMs: number, cleanup: () => Promise<void>) {
+  setTimeout(() => {
+    log(`over the ${deadlineMs / 1000} s budget: stopping`)
+    for (const s of servers) if (!s.exited) s.child.kill('SIGKILL')
+    cleanup().finally(() => process.exit(2))
+  }, deadlineMs).unref()
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
+  }
+}
+
 /** Peak and current resident set of a process, in MB. */
 export function memory (pid: number): { peakMb: number, rssMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
