@@ -33,8 +33,8 @@ import postgres from 'postgres'
 import { EVENTS_CHANNEL } from '../db/events.js'
 import { Notifier, payloadsOf } from '../db/notifications.js'
 import {
-  autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, servers, SHOPS, sleep,
-  startServer, stopServer, waitReady, type BenchDatabase, type Server
+  autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, SHOPS, sleep, stopAllServers,
+  startServer, waitReady, type BenchDatabase, type Server
 } from './bench-kit.js'
 
 const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_events'
@@ -97,8 +97,8 @@ async function measureNotifyCost (url: string, shopIds: string[]): Promise<Commi
     }
     await notifier.close()
     log(`${elapsed()} the listener heard ${heard} hints`)
-    // Leave the feed as the seeding made it: no events.
-    await sql`truncate events`
+    // Leave the feed as the seeding made it: no events (and so no deliveries of them).
+    await sql`truncate webhook_deliveries, events`
     await sql`update shops set event_seq = 0`
     return runs
   } finally {
@@ -311,7 +311,7 @@ let cleaning: Promise<void> | null = null
 function cleanup (): Promise<void> {
   cleaning ??= (async () => {
     bots?.stop()
-    await Promise.allSettled(servers.map(stopServer))
+    await stopAllServers()
     await database?.release()
   })()
   return cleaning

@@ -2,22 +2,22 @@
 // autocannon, starting and stopping servers, a process's CPU and memory, and the
 // bench database (claimed under an advisory lock, seeded with set-based SQL,
 // dropped at the end). See docs/performance.md.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
 import { seedTaxonomy } from '../db/taxonomy.js'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../domain/api-key.js'
+import { killAllServers, log } from './bench/processes.js'
+
+// Processes (start, wait, stop, CPU) are the main bench's: one copy for every benchmark.
+export { cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './bench/processes.js'
 
 // ---------------------------------------------------------------- settings
 
 export const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
 export const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
-export const root = fileURLToPath(new URL('..', import.meta.url))
 
 export const SHOPS = 1000
 export const ORDERS_PER_SHOP = 120 // 120 000 orders
@@ -52,66 +52,14 @@ export const autocannon = createRequire(import.meta.url)('autocannon') as (optio
 
 // ---------------------------------------------------------------- helpers
 
-export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`)
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const started = Date.now()
 export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
-
-export function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-export interface Server { name: string, port: number, child: ChildProcess, output: string[], exited: boolean, applicationName: string }
-export const servers: Server[] = []
-
-export function startServer (name: string, args: string[], env: Record<string, string>, port: number, applicationName: string): Server {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...env, PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  const server: Server = { name, port, child, output: [], exited: false, applicationName }
-  const keep = (chunk: Buffer) => {
-    server.output.push(...chunk.toString().split('\n').filter(Boolean))
-    if (server.output.length > 40) server.output.splice(0, server.output.length - 40)
-  }
-  child.stdout!.on('data', keep)
-  child.stderr!.on('data', keep)
-  child.on('exit', () => { server.exited = true })
-  servers.push(server)
-  return server
-}
-
-export async function waitReady (server: Server, timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
-    if (server.exited) throw new Error(`${server.name} exited during start:\n${server.output.join('\n')}`)
-    try {
-      const res = await fetch(`http://127.0.0.1:${server.port}/healthz`)
-      if (res.ok) return
-    } catch { /* not listening yet */ }
-    await sleep(100)
-  }
-  throw new Error(`${server.name} not ready after ${timeoutMs} ms:\n${server.output.join('\n')}`)
-}
-
-export async function stopServer (server: Server) {
-  if (server.exited) return
-  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
-  server.child.kill('SIGTERM')
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 5000)
-  await exited
-  clearTimeout(timer)
-}
 
 /** Runs `cleanup` and exits on SIGINT / SIGTERM, or when the run goes past `deadlineMs` (killing the servers first). */
 export function cleanUpOnExit (deadlineMs: number, cleanup: () => Promise<void>) {
   setTimeout(() => {
     log(`over the ${deadlineMs / 1000} s budget: stopping`)
-    for (const s of servers) if (!s.exited) s.child.kill('SIGKILL')
+    killAllServers()
     cleanup().finally(() => process.exit(2))
   }, deadlineMs).unref()
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -124,25 +72,6 @@ export function memory (pid: number): { peakMb: number, rssMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
   return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 }
-}
-
-const clockTicks = (() => { try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100 } catch { return 100 } })()
-/** CPU seconds (user + system) a process has used so far. */
-export function cpuSeconds (pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from #3 on
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks // utime #14, stime #15
-}
-
-export function run (command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.on('data', (c: Buffer) => { output += c.toString() })
-    child.stderr.on('data', (c: Buffer) => { output += c.toString() })
-    child.on('error', reject)
-    child.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output}`)))
-  })
 }
 
 // ---------------------------------------------------------------- database
