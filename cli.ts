@@ -22,7 +22,7 @@ import { publishRevocation } from './plugins/api-key-cache.js'
 import { ApiError } from './plugins/errors.js'
 import { currencyRateView, CurrencyCodeSchema } from './schemas/catalog.js'
 import { apiKeyView } from './schemas/operator.js'
-import { orderView, type Order } from './schemas/orders.js'
+import type { Order } from './schemas/orders.js'
 
 const PROGRAM = 'shop-seller-api'
 
@@ -170,7 +170,7 @@ const commands: Record<string, Command<unknown, unknown>> = {
       })
       return { productId: uuid(productId, 'a product id'), quantity: Number(quantity), fieldValues }
     },
-    run: async (db, input) => ({ order: orderView(await createPurchase(db, input)) }),
+    run: async (db, input) => ({ order: await createPurchase(db, input) }),
     print: ({ order }) => orderLines(order)
   }),
   'order:confirm': command({
@@ -178,7 +178,7 @@ const commands: Record<string, Command<unknown, unknown>> = {
     summary: 'The buyer confirms receipt: awaiting_confirmation -> completed, shop credited',
     help: 'Confirms receipt as the buyer, like POST /internal/v1/orders/{id}/confirm. Output: {order}.',
     parse: (args) => { exactly(args, 1); return uuid(args[0], 'an order id') },
-    run: async (db, orderId: string) => ({ order: orderView(await confirmOrder(db, orderId)) }),
+    run: async (db, orderId: string) => ({ order: await confirmOrder(db, orderId) }),
     print: ({ order }) => orderLines(order)
   }),
   'seed:demo': command({

@@ -2,14 +2,15 @@
 // transaction of the change it describes, so an event exists exactly when its
 // change committed. The shop row's `event_seq` is bumped under the row lock,
 // which is held until commit: a shop's events get their seq in commit order,
-// and a reader that has seen seq N has already seen every seq below N.
+// and a reader that has seen seq N has already seen every seq below N. The hot
+// writes append their events in the statement of their change instead
+// (db/event-statements.ts), with the same guarantees.
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { EventType } from '../domain/event-types.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { notifyAfterCommit } from './notifications.js'
 import { preparedOnce } from './prepared.js'
 import { events, shops } from './schema.js'
-import { enqueueWebhookDeliveries } from './webhook-deliveries.js'
 
 export interface NewEvent { shopId: string, type: EventType, data: unknown }
 
@@ -37,8 +38,8 @@ export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
   const [row] = await tx.insert(events)
     .values({ shopId: event.shopId, seq: shop.seq, type: event.type, data: event.data })
     .returning()
-  // Webhook deliveries of this event, created with it: none can be skipped or doubled.
-  await enqueueWebhookDeliveries(tx, row as EventRow)
+  // Its webhook deliveries are created with it by the trigger events_webhook_fan_out:
+  // none can be skipped or doubled.
   // The hint for held long polls, sent once the event is committed and visible.
   notifyAfterCommit(tx, EVENTS_CHANNEL, event.shopId)
   return row as EventRow

@@ -1,24 +1,13 @@
-// The order chat. Within one order createdAt is strictly increasing: a post locks
-// the order row and stamps max(now, last + 1 ms), so a reader polling with
-// "strictly after the last createdAt I saw" never skips or repeats a message.
-import { and, eq, sql } from 'drizzle-orm'
+// The order chat. Within one order createdAt is strictly increasing: a post
+// updates the order row's last_message_at to max(now, last + 1 ms) and stamps its
+// message with it, so a reader polling with "strictly after the last createdAt I
+// saw" never skips or repeats a message.
 import { notFound, validationError } from '../plugins/errors.js'
-import { MAX_MESSAGE_LENGTH, type SenderRole } from '../schemas/messages.js'
+import { MAX_MESSAGE_LENGTH, type Message, type SenderRole } from '../schemas/messages.js'
 import type { Db } from './client.js'
-import { messageView, type Message } from '../schemas/messages.js'
-import { recordEvent } from './events.js'
-import { isoTimeSql, scopeConditions, type OrderScope } from './orders.js'
+import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
+import { isoTimeSql, type OrderScope } from './orders.js'
 import { preparedOnce, rawQuery } from './prepared.js'
-import { orderMessages, orders, products } from './schema.js'
-
-export interface MessageRow { id: string, senderRole: string, text: string, createdAt: Date }
-
-const messageColumns = {
-  id: orderMessages.id,
-  senderRole: orderMessages.senderRole,
-  text: orderMessages.text,
-  createdAt: orderMessages.createdAt
-}
 
 /** Trims the text and checks the 1–4000 characters rule (counted in code points). */
 function messageText (raw: string): string {
@@ -30,33 +19,34 @@ function messageText (raw: string): string {
   return text
 }
 
-export async function postMessage (db: Db, orderId: string, scope: OrderScope, senderRole: SenderRole, rawText: string): Promise<MessageRow> {
+/**
+ * A post as one statement (db/event-statements.ts). The UPDATE of the order's
+ * last_message_at serialises the posts to one order on its row and, after
+ * waiting, sees the previous post's time (a max(created_at) read in the same
+ * statement would not: one snapshot). $1 order, $2 role, $3 text, $4 shop.
+ */
+const postMessageSql = (scoped: boolean) => `with o as (
+    update orders set last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()), last_message_at + interval '1 millisecond')
+    where id = $1${scoped ? ' and shop_id = $4 and external' : ''}
+    returning id, shop_id, external, last_message_at
+  ), m as (
+    insert into order_messages (order_id, sender_role, text, created_at)
+    select id, $2, $3, last_message_at from o
+    returning id, sender_role, text, created_at
+  ), r as (
+    select m.id, m.sender_role as "senderRole", m.text, ${isoTimeSql('m.created_at')} as "createdAt" from m
+  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'message.created', data: "jsonb_build_object('orderId', o.id, 'message', to_jsonb(r))", from: 'o, r' })}
+  select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
+
+/** Posts to the order's chat, ready for MessageSchema; 404 when the order is not visible in `scope`. */
+export async function postMessage (db: Db, orderId: string, scope: OrderScope, senderRole: SenderRole, rawText: string): Promise<Message> {
   const text = messageText(rawText)
-  return db.transaction(async (tx) => {
-    // Posts to one order queue here; each one then sees the previous one committed.
-    const [order] = await tx.select({
-      id: orders.id,
-      shopId: orders.shopId,
-      // Only orders of products with automation produce events.
-      external: sql<boolean>`(select ${products.external} from ${products} where ${products.id} = ${orders.productId})`
-    }).from(orders)
-      .where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
-      .for('no key update')
-    if (!order) throw notFound('Order')
-    const [message] = await tx.insert(orderMessages).values({
-      orderId,
-      senderRole,
-      text,
-      createdAt: sql`greatest(
-        date_trunc('milliseconds', clock_timestamp()),
-        (select max(${orderMessages.createdAt}) + interval '1 millisecond' from ${orderMessages} where ${orderMessages.orderId} = ${orderId})
-      )`
-    }).returning(messageColumns)
-    if (order.external) {
-      await recordEvent(tx, { shopId: order.shopId, type: 'message.created', data: { orderId, message: messageView(message) } })
-    }
-    return message
-  })
+  const query = preparedOnce(db, `post_message_${scope !== null}`, () => rawQuery<Message & EventOutcome>(db, postMessageSql(scope !== null)))
+  const [row] = await query(scope === null ? [orderId, senderRole, text] : [orderId, senderRole, text, scope.shopId])
+  if (!row) throw notFound('Order')
+  const { eventShopId, ...message } = row
+  notifyEvent(db, { eventShopId })
+  return message
 }
 
 /** $1 order, $2 shop, $3 limit, $4 cursor: visibility and the page in one round trip. */

@@ -15,6 +15,7 @@ const RETRY_MS = 1000
 
 type Queued = Array<{ channel: string, payload: string }>
 const queuedByTransaction = new WeakMap<object, Queued>()
+const notifierOf = new WeakMap<object, Notifier>()
 
 /**
  * Sends `payload` on `channel` once `tx` has committed; never if it rolls back.
@@ -24,6 +25,17 @@ export function notifyAfterCommit (tx: Tx, channel: string, payload: string) {
   const queued = queuedByTransaction.get(tx)
   if (!queued) throw new Error('notifyAfterCommit needs a transaction of db.transaction (not a nested one)')
   queued.push({ channel, payload })
+}
+
+/**
+ * Sends `payload` on `channel` now: for a change made by a single statement
+ * outside a transaction, which has committed once it returned.
+ * `db` must be a database opened by db/client.ts.
+ */
+export function notifyCommitted (db: Db, channel: string, payload: string) {
+  const notifier = notifierOf.get(db)
+  if (!notifier) throw new Error('notifyCommitted needs a database opened by db/client.ts')
+  notifier.notify(channel, payload)
 }
 
 /** The payloads one received notification carries. */
@@ -107,6 +119,7 @@ export class Notifier {
 
 /** `db` whose transactions send the notifications they queued once they have committed. */
 export function notifyingAfterCommit (db: Db, notifier: Notifier): Db {
+  notifierOf.set(db, notifier)
   const transaction = db.transaction.bind(db)
   db.transaction = async function transactionThenNotify (run, config) {
     const queued: Queued = []

@@ -1,18 +1,18 @@
 // Orders: the buyer's purchase, the seller's queue and the state machine's
 // transitions. Each transition is one conditional UPDATE (status IN the allowed
-// statuses) in one transaction with its ledger row, so no interleaving of
-// requests on any number of instances can apply it twice.
-import { and, asc, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
+// statuses) in one statement with its ledger row and its event, so no
+// interleaving of requests on any number of instances can apply it twice.
+import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderEventTypes } from '../domain/event-types.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
-import { orderView, type Order, type OrderRow } from '../schemas/orders.js'
+import type { Order, OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
-import { recordEvent } from './events.js'
+import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
 import { preparedOnce, rawQuery } from './prepared.js'
-import { ledgerEntries, orders, productFieldOptions, productFields, products } from './schema.js'
+import { orders, productFieldOptions, productFields, products } from './schema.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
 export type OrderScope = { shopId: string } | null
@@ -32,10 +32,7 @@ const orderColumns = {
   deliveredAt: orders.deliveredAt
 }
 
-const nowMs = sql`date_trunc('milliseconds', now())`
-
-/** Whether the order's product has automation now: only such orders produce events. */
-const productIsExternal = sql<boolean>`(select ${products.external} from ${products} where ${products.id} = ${orders.productId})`
+const nowMsSql = "date_trunc('milliseconds', now())"
 
 /** The conditions that make an order visible in `scope` (the shop id may be a prepared query's placeholder). */
 export function scopeConditions (scope: { shopId: string | Placeholder } | null): SQL[] {
@@ -120,37 +117,55 @@ export async function listOrders (db: Db, shopId: string, options: OrderListOpti
 /** Extra columns a transition may set besides status, its timestamp and the assignee. */
 export interface TransitionChanges { deliveredValues?: string[], cancelReason?: string }
 
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
 /**
- * Applies `action` to the order, with its ledger row and its event, in one transaction.
+ * One transition as one statement (db/event-statements.ts): the conditional
+ * UPDATE of the order, its ledger row, the event built from the very columns
+ * of the response. $1 order, $2 the change's value (deliver, cancel), $3 shop.
+ */
+function transitionSql (action: OrderAction, scoped: boolean): string {
+  const transition = orderTransitions[action]
+  const sets = [`status = '${transition.to}'`, `${snake(transition.stamps)} = ${nowMsSql}`, `updated_at = ${nowMsSql}`]
+  if (transition.assigneeType) sets.push(`assignee_type = '${transition.assigneeType}'`)
+  if (action === 'deliver') sets.push('delivered_values = $2::text::jsonb')
+  // Only a cancel sets the reason, and an order is cancelled at most once.
+  if (action === 'cancel') sets.push('cancel_reason = $2::text')
+  const shopParam = action === 'deliver' || action === 'cancel' ? '$3' : '$2'
+  const ledger = transition.ledger === null
+    ? ''
+    : `l as (insert into ledger_entries (shop_id, order_id, kind, amount) select shop_id, id, '${transition.ledger}', amount from o), `
+  return `with o as (
+    update orders set ${sets.join(', ')}
+    where id = $1 and status in (${transition.from.map((status) => `'${status}'`).join(', ')})${scoped ? ` and shop_id = ${shopParam} and external` : ''}
+    returning *
+  ), ${ledger}r as (
+    select ${orderResponseColumns('o')} from o
+  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: orderEventTypes[action], data: "jsonb_build_object('order', to_jsonb(r))", from: 'r' })}
+  select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
+}
+
+/**
+ * Applies `action` to the order, with its ledger row and its event, in one statement.
  * Throws 404 when the order is not visible in `scope`, 409 ORDER_INVALID_STATUS
  * when its current status does not allow the action.
  */
-export async function transitionOrder (db: Db, action: OrderAction, orderId: string, scope: OrderScope, changes: TransitionChanges = {}): Promise<OrderRow> {
-  const transition = orderTransitions[action]
-  return db.transaction(async (tx) => {
-    const [row] = await tx.update(orders)
-      .set({
-        ...changes,
-        status: transition.to,
-        [transition.stamps]: nowMs,
-        ...(transition.assigneeType ? { assigneeType: transition.assigneeType } : {}),
-        updatedAt: nowMs
-      })
-      .where(and(eq(orders.id, orderId), inArray(orders.status, transition.from), ...scopeConditions(scope)))
-      .returning({ ...orderColumns, shopId: orders.shopId, external: productIsExternal })
-    if (!row) {
-      // Nothing matched: either there is no such order here, or its status forbids the action.
-      const current = await findOrder(tx, orderId, scope)
-      if (!current) throw notFound('Order')
-      throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
-    }
-    if (transition.ledger !== null) {
-      await tx.insert(ledgerEntries).values({ shopId: row.shopId, orderId: row.id, kind: transition.ledger, amount: row.amount })
-    }
-    const { shopId, external, ...order } = row
-    if (external) await recordEvent(tx, { shopId, type: orderEventTypes[action], data: { order: orderView(order) } })
-    return order
-  })
+export async function transitionOrder (db: Db, action: OrderAction, orderId: string, scope: OrderScope, changes: TransitionChanges = {}): Promise<Order> {
+  const query = preparedOnce(db, `transition_${action}_${scope !== null}`, () => rawQuery<Order & EventOutcome>(db, transitionSql(action, scope !== null)))
+  const params: unknown[] = [orderId]
+  if (action === 'deliver') params.push(JSON.stringify(changes.deliveredValues ?? []))
+  if (action === 'cancel') params.push(changes.cancelReason ?? null)
+  if (scope !== null) params.push(scope.shopId)
+  const [row] = await query(params)
+  if (!row) {
+    // Nothing matched: either there is no such order here, or its status forbids the action.
+    const current = await findOrder(db, orderId, scope)
+    if (!current) throw notFound('Order')
+    throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
+  }
+  const { eventShopId, ...order } = row
+  notifyEvent(db, { eventShopId })
+  return order
 }
 
 export const takeOrder = (db: Db, shopId: string, orderId: string) =>
@@ -166,10 +181,24 @@ export const cancelOrder = (db: Db, shopId: string, orderId: string, reason?: st
 export const confirmOrder = (db: Db, orderId: string) =>
   transitionOrder(db, 'confirm', orderId, null)
 
+/**
+ * The purchase as one statement (db/event-statements.ts): the order (whose
+ * `external` a trigger copies from the product) and, for a product with
+ * automation, its `order.paid` event.
+ */
+const purchaseSql = `with o as (
+    insert into orders (shop_id, product_id, product_title, quantity, amount, field_values)
+    values ($1, $2, $3, $4, $5::numeric, $6::text::jsonb)
+    returning *
+  ), r as (
+    select ${orderResponseColumns('o')} from o
+  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'order.paid', data: "jsonb_build_object('order', to_jsonb(r))", from: 'r' })}
+  select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
+
 export interface PurchaseInput { productId: string, quantity: number, fieldValues: FieldValueInput[] }
 
 /** A buyer's paid purchase of a product (operator side): validates, prices and records the order. */
-export async function createPurchase (db: Db, input: PurchaseInput): Promise<OrderRow> {
+export async function createPurchase (db: Db, input: PurchaseInput): Promise<Order> {
   const product = await db.query.products.findFirst({
     where: eq(products.id, input.productId),
     with: {
@@ -183,16 +212,10 @@ export async function createPurchase (db: Db, input: PurchaseInput): Promise<Ord
   }
   const priced = pricePurchase({ price: product.price, rate: product.currencyRate?.rate ?? null, fields: product.fields }, input.quantity, input.fieldValues)
   if (!priced.ok) throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
-  return db.transaction(async (tx) => {
-    const [row] = await tx.insert(orders).values({
-      shopId: product.shopId,
-      productId: product.id,
-      productTitle: product.title,
-      quantity: input.quantity,
-      amount: kopecksToDecimal(priced.amountKopecks),
-      fieldValues: priced.fieldValues
-    }).returning(orderColumns)
-    if (product.external) await recordEvent(tx, { shopId: product.shopId, type: 'order.paid', data: { order: orderView(row) } })
-    return row
-  })
+  const query = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
+  const [{ eventShopId, ...order }] = await query([
+    product.shopId, product.id, product.title, input.quantity, kopecksToDecimal(priced.amountKopecks), JSON.stringify(priced.fieldValues)
+  ])
+  notifyEvent(db, { eventShopId })
+  return order
 }

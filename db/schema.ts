@@ -168,7 +168,13 @@ export const orders = pgTable('orders', {
   deliveredAt: ts('delivered_at'),
   completedAt: ts('completed_at'),
   cancelledAt: ts('cancelled_at'),
-  updatedAt: stamp('updated_at')
+  updatedAt: stamp('updated_at'),
+  /**
+   * The createdAt of the order's newest chat message. A post stamps its message
+   * max(now, this + 1 ms) in the UPDATE that sets it, which serialises the posts
+   * to one order on its row (db/messages.ts).
+   */
+  lastMessageAt: ts('last_message_at')
 }, (t) => [
   // The seller's queue: visible orders of a shop by status, in creation order.
   index('orders_visible_shop_status_created_idx').on(t.shopId, t.status, t.createdAt, t.id).where(sql`${t.external}`),

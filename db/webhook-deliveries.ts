@@ -1,13 +1,12 @@
-// Webhook deliveries as the API and the event store see them: the rows an event
-// fans out to (in the event's own transaction), the test delivery, the log of an
-// endpoint, and a manual retry. The worker's side of the queue is in
+// Webhook deliveries as the API sees them: the test delivery, the log of an
+// endpoint, and a manual retry. An event's deliveries are created with it by the
+// trigger events_webhook_fan_out (migration 0007), in the event's transaction. The worker's side of the queue is in
 // db/webhook-queue.ts.
 import { randomUUID } from 'node:crypto'
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
 import type { DeliveryCursor, DeliveryRow, DeliveryStatus } from '../schemas/webhooks.js'
 import type { Db, Queryable, Tx } from './client.js'
-import type { EventRow } from './events.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
 
 const deliveryColumns = {
@@ -25,22 +24,6 @@ const deliveryColumns = {
 }
 
 const nowMs = sql`date_trunc('milliseconds', now())`
-
-/**
- * One pending delivery of `event` to each enabled endpoint of its shop whose
- * kinds include it, in the event's transaction: a rolled-back change sends
- * nothing, a committed one cannot be skipped or doubled, and endpoints created
- * (or enabled) later do not get it.
- */
-export async function enqueueWebhookDeliveries (tx: Tx, event: EventRow): Promise<void> {
-  const e = webhookEndpoints
-  await tx.execute(sql`
-    insert into ${webhookDeliveries} (endpoint_id, event_id, webhook_id, event_type, next_attempt_at)
-    select ${e.id}, ${event.id}, ${event.id}, ${event.type}, now()
-    from ${e}
-    where ${e.shopId} = ${event.shopId} and ${e.enabled}
-      and (cardinality(${e.eventTypes}) = 0 or ${event.type} = any(${e.eventTypes}))`)
-}
 
 /** Ends the pending deliveries of an endpoint that was disabled; they stay in the log as failed. */
 export async function failPendingDeliveries (tx: Tx, endpointId: string, reason: string): Promise<void> {

@@ -6,9 +6,9 @@ import { postMessage } from '../../../db/messages.js'
 import { confirmOrder, createPurchase } from '../../../db/orders.js'
 import { PURCHASE_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
-import { MessageBody, MessageSchema, messageView } from '../../../schemas/messages.js'
+import { MessageBody, MessageSchema } from '../../../schemas/messages.js'
 import { internalSecurity } from '../../../schemas/operator.js'
-import { OrderSchema, PurchaseBody, orderView } from '../../../schemas/orders.js'
+import { OrderSchema, PurchaseBody } from '../../../schemas/orders.js'
 
 const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
 const OrderEnvelope = Envelope(Type.Object({ order: OrderSchema }))
@@ -26,7 +26,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function purchase (request, reply) {
     const order = await createPurchase(fastify.db, request.body)
-    return reply.code(201).send({ success: true as const, data: { order: orderView(order) } })
+    return reply.code(201).send({ success: true as const, data: { order } })
   })
 
   fastify.post('/:id/messages', {
@@ -41,7 +41,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function postBuyerMessage (request, reply) {
     const message = await postMessage(fastify.db, request.params.id, null, 'buyer', request.body.text)
-    return reply.code(201).send({ success: true as const, data: { message: messageView(message) } })
+    return reply.code(201).send({ success: true as const, data: { message } })
   })
 
   fastify.post('/:id/confirm', {
@@ -55,7 +55,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function confirm (request) {
     const order = await confirmOrder(fastify.db, request.params.id)
-    return { success: true as const, data: { order: orderView(order) } }
+    return { success: true as const, data: { order } }
   })
 }
 

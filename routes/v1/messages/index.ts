@@ -6,7 +6,7 @@ import { listMessages, postMessage } from '../../../db/messages.js'
 import { parseDateTime } from '../../../domain/date-time.js'
 import { notFound } from '../../../plugins/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
-import { MessageBody, MessageList, MessageListQuery, MessageSchema, messageView } from '../../../schemas/messages.js'
+import { MessageBody, MessageList, MessageListQuery, MessageSchema } from '../../../schemas/messages.js'
 
 const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:id/messages', {
@@ -42,7 +42,7 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function postSellerMessage (request, reply) {
     const message = await postMessage(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, 'seller', request.body.text)
-    return reply.code(201).send({ success: true as const, data: { message: messageView(message) } })
+    return reply.code(201).send({ success: true as const, data: { message } })
   })
 }
 

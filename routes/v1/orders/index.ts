@@ -58,7 +58,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function take (request) {
     const order = await takeOrder(fastify.db, request.apiKey!.shopId, request.params.id)
-    return { success: true as const, data: { order: orderView(order) } }
+    return { success: true as const, data: { order } }
   })
 
   fastify.post('/:id/deliver', {
@@ -75,7 +75,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function deliver (request) {
     const order = await deliverOrder(fastify.db, request.apiKey!.shopId, request.params.id, deliveredValuesFrom(request.body))
-    return { success: true as const, data: { order: orderView(order) } }
+    return { success: true as const, data: { order } }
   })
 
   fastify.post('/:id/cancel', {
@@ -91,7 +91,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function cancel (request) {
     const order = await cancelOrder(fastify.db, request.apiKey!.shopId, request.params.id, request.body?.reason)
-    return { success: true as const, data: { order: orderView(order) } }
+    return { success: true as const, data: { order } }
   })
 }
 
