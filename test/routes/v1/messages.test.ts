@@ -172,7 +172,9 @@ t.test('a post whose clock reads no later than the last message is stamped 1 ms 
   const first = (await post(app, shop, order.id, { text: 'first' })).json().data.message as Message
   const sql = postgres(await fileDatabaseUrl(), { max: 1, onnotice: () => {} })
   t.teardown(() => sql.end())
+  // The order row keeps its newest message's time (orders.last_message_at): both move.
   await sql`update order_messages set created_at = created_at + interval '1 second' where id = ${first.id}`
+  await sql`update orders set last_message_at = last_message_at + interval '1 second' where id = ${order.id}`
   const { nextCursor } = await read(app, shop, order.id)
   t.equal(nextCursor, new Date(Date.parse(first.createdAt) + 1000).toISOString())
 
