@@ -1,13 +1,16 @@
 // The benchmark's write baseline: the least a server can do for the seller bot's
 // writes. A bare Fastify app (no plugins, no schemas, no hooks) on postgres.js
 // with named prepared statements and the service's pool size. Per request: the
-// key lookup by hash, then in one transaction the same SQL work as the service
-// (db/orders.ts transitionOrder, db/messages.ts postMessage, db/events.ts
-// recordEvent): the conditional UPDATE of the order (or the chat insert under
-// the order row's lock), the ledger row where the state machine has one, the
-// shop's event seq and the event row. The database triggers (order counts)
-// fire for both alike. No idempotency, no rate limit: that is the service's
-// extra work being measured. scripts/bench.ts starts it as a child process.
+// key lookup by hash, then in one transaction (BEGIN … COMMIT) the same row work
+// as the service's one-statement writes (db/orders.ts transitionOrder,
+// db/messages.ts postMessage, db/event-statements.ts): the conditional UPDATE of
+// the order (for a chat post, the UPDATE of its last_message_at and the message
+// insert), the ledger row where the state machine has one (cancel), the bump of
+// the shop's event seq and the event row. The database triggers fire for both
+// alike: the order counts, and the event's webhook deliveries
+// (events_webhook_fan_out; the bench's shops have no endpoints, so it inserts
+// none). No idempotency, no rate limit, no NOTIFY: that is the service's extra
+// work being measured. scripts/bench.ts starts it as a child process.
 //
 // Env: PORT, DATABASE_URL, DB_POOL_MAX (default 10).
 import { createHash } from 'node:crypto'
@@ -71,13 +74,13 @@ function orderView (r: OrderRow) {
 }
 
 const returning = sql`returning id, status, created_at, product_id, product_title, quantity, amount, field_values, assignee_type,
-  delivered_values, taken_at, delivered_at, shop_id, (select external from products where id = orders.product_id) as external`
-const visible = (shopId: string) => sql`shop_id = ${shopId} and exists (select 1 from products where products.id = orders.product_id and products.external)`
+  delivered_values, taken_at, delivered_at, shop_id, external`
+const visible = (shopId: string) => sql`shop_id = ${shopId} and external`
 
+/** The shop's next seq under its row lock, and the event row (whose trigger fans it out to webhook deliveries). */
 async function recordEvent (tx: postgres.TransactionSql, shopId: string, type: string, data: unknown) {
   const [shop] = await tx<{ event_seq: number }[]>`update shops set event_seq = event_seq + 1 where id = ${shopId} returning event_seq`
-  await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${shop.event_seq}, ${type}, ${sql.json(data as postgres.JSONValue)})
-    returning id, shop_id, seq, type, data, created_at`
+  await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${shop.event_seq}, ${type}, ${sql.json(data as postgres.JSONValue)})`
 }
 
 type Action = 'take' | 'deliver' | 'cancel'
@@ -124,14 +127,12 @@ app.post('/v1/orders/:id/messages', async (request, reply) => {
   const { id } = request.params as { id: string }
   const text = (request.body as { text: string }).text.trim()
   const message = await sql.begin(async (tx) => {
-    const [order] = await tx<{ id: string, shop_id: string, external: boolean }[]>`
-      select id, shop_id, (select external from products where products.id = orders.product_id) as external
-      from orders where id = ${id} and ${visible(shopId)} for no key update`
+    const [order] = await tx<{ id: string, shop_id: string, external: boolean, last_message_at: Date }[]>`
+      update orders set last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()), last_message_at + interval '1 millisecond')
+      where id = ${id} and ${visible(shopId)} returning id, shop_id, external, last_message_at`
     if (!order) return null
     const [row] = await tx<{ id: string, sender_role: string, text: string, created_at: Date }[]>`
-      insert into order_messages (order_id, sender_role, text, created_at)
-      values (${id}, 'seller', ${text}, greatest(date_trunc('milliseconds', clock_timestamp()),
-        (select max(created_at) + interval '1 millisecond' from order_messages where order_id = ${id})))
+      insert into order_messages (order_id, sender_role, text, created_at) values (${id}, 'seller', ${text}, ${order.last_message_at})
       returning id, sender_role, text, created_at`
     const view = { id: row.id, senderRole: row.sender_role, text: row.text, createdAt: row.created_at.toISOString() }
     if (order.external) await recordEvent(tx, order.shop_id, 'message.created', { orderId: id, message: view })
