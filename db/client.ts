@@ -64,6 +64,8 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
 const CONNECT_TIMEOUT_S = 1
 /** How often a down database is probed. */
 const PROBE_INTERVAL_MS = 250
+/** How often a running statement checks that its client is still connected. */
+const CLIENT_CHECK_INTERVAL_MS = 200
 
 /**
  * The client drizzle sees: every statement and transaction first asks the
@@ -96,7 +98,14 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     // an outage the pool reconnects at once.
     backoff: (retries) => Math.min(0.05 * retries, 0.25),
     // Dates come back as Date; numeric stays an exact string (drizzle's default).
-    connection: { application_name: 'shop-seller-api' }
+    connection: {
+      application_name: 'shop-seller-api',
+      // The hot writes are single statements without BEGIN / COMMIT (db/event-statements.ts).
+      // When the client goes away while one still runs (waiting for a row lock, say),
+      // Postgres notices within this interval and cancels it, so a request that failed
+      // leaves nothing behind, as an uncommitted transaction would (Postgres 14 or later).
+      client_connection_check_interval: String(CLIENT_CHECK_INTERVAL_MS)
+    }
   })
   const health = new CircuitBreaker({
     name: 'database',
