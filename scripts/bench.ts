@@ -17,13 +17,15 @@
 //     of a comparison take turns in short slices (and who starts alternates
 //     between runs), so the machine's changing load weighs on both alike. The
 //     1-minute load average is sampled throughout. Any non-2xx fails the bench.
+//     Last in each run, 5 000 idle long polls (GET /v1/events) are held on the
+//     service while the orders list and the chat post are measured again.
 //  4. Prints each run's measurements, then every target with PASS / FAIL.
 //
 // Env: DATABASE_URL, REDIS_URL (local Postgres and Redis by default), DB_POOL_MAX
 // (10, every server), BENCH_RUNS (3), BENCH_DURATION (6 s measured per side of
 // a read comparison: reads, backlog, table size), BENCH_SHORT_DURATION (3 s per
 // side of the writes and the embedded measurement), BENCH_CONNECTIONS (32), BENCH_WRITE_ORDERS (15 000 orders per
-// write measurement), BENCH_ONLY (some of reads,writes,backlog,table,embedded),
+// write measurement), BENCH_ONLY (some of reads,writes,backlog,table,embedded,held),
 // BENCH_DB (seller_api_bench; _10k and _1m are added for the table-size pair),
 // BENCH_NODE_ARGS (extra node flags for every server, e.g. --cpu-prof),
 // BENCH_BASELINE_PREPARE=0 (read baseline without named statements),
@@ -36,8 +38,9 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './bench/load.js'
 import {
-  freePort, killAllServers, log, peakRssMb, run, startServer, stopAllServers, transpiled, waitReady, type Server
+  freePort, killAllServers, log, peakRssMb, run, sleep, startServer, stopAllServers, transpiled, waitReady, type Server
 } from './bench/processes.js'
+import { startBots } from './bench/long-polls.js'
 import { runTable, targetTable, type RunResult } from './bench/report.js'
 import {
   CURSOR_AFTER_MESSAGE, MESSAGES_PER_POLLED_ORDER, createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize,
@@ -56,7 +59,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32)
 const SLICES = 6
 const SHORT_SLICES = 3
 const WRITE_ORDERS = Number(process.env.BENCH_WRITE_ORDERS || 15_000)
-const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded'] as const
+const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held'] as const
+/** Long polls held on the service during the `held` measurements: 5 bots on each of the 1 000 reader shops. */
+const BOTS_PER_SHOP = 5
 const ONLY = new Set((process.env.BENCH_ONLY || SCENARIOS.join(',')).split(',').map((s) => s.trim()))
 const wants = (scenario: typeof SCENARIOS[number]) => ONLY.has(scenario)
 const MEASURED_SHOPS = 100
@@ -248,7 +253,7 @@ async function main () {
   const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 
   log(`building the service and seeding ${Object.values(databases).join(', ')} and the embedded data directory`)
-  const mainNeeded = wants('reads') || wants('writes') || wants('backlog')
+  const mainNeeded = wants('reads') || wants('writes') || wants('backlog') || wants('held')
   const [fixtures, smallKeys, largeKeys] = await Promise.all([
     mainNeeded ? createDatabase(DATABASE_URL, databases.main).then(() => seedMain(databaseUrl(DATABASE_URL, databases.main), RUNS, WRITE_ORDERS)) : null,
     wants('table') ? createDatabase(DATABASE_URL, databases.small).then(() => seedTableSize(databaseUrl(DATABASE_URL, databases.small), MEASURED_SHOPS, MEASURED_SHOPS)) : null,
@@ -264,8 +269,8 @@ async function main () {
 
   const withRedis = (database: string, prefix: string) => ({ DATABASE_URL: databaseUrl(DATABASE_URL, database), REDIS_URL, REDIS_PREFIX: prefix })
   const service = mainNeeded ? await startService('service', withRedis(databases.main, redisPrefixes.main), 'shop-seller-api') : null
-  const baseline = wants('reads') ? await startBaseline('baseline', 'bench-baseline.ts', 'seller-api-bench-baseline') : null
-  const writeBaseline = wants('writes') ? await startBaseline('write baseline', 'bench-write-baseline.ts', 'seller-api-bench-write-baseline') : null
+  const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'bench-baseline.ts', 'seller-api-bench-baseline') : null
+  const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'bench-write-baseline.ts', 'seller-api-bench-write-baseline') : null
   const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small), 'shop-seller-api') : null
   const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large), 'shop-seller-api') : null
   const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }, null) : null
@@ -336,6 +341,25 @@ async function main () {
       result.tableSize = { large: atLarge, small: atSmall }
     }
     if (embedded && embeddedKey) [result.embedded] = await measureSides([on(embedded, '', ordersList('list, embedded', [embeddedKey]))], others, settings)
+    if (wants('held') && service && baseline && writeBaseline && fixtures) {
+      // The events feed and the hot path together: idle long polls held on the service
+      // (GET /v1/events, each bot following its shop's feed), the read and a write measured again.
+      const bots = await startBots(service, fixtures.readers, BOTS_PER_SHOP)
+      try {
+        const polls = bots.held()
+        log(`${elapsed()} ${polls} long polls held on the service`)
+        const orders = await pair(on(baseline, main, ordersList('orders list', fixtures.readers)), on(service, main, ordersList('orders list', fixtures.readers)), reads)
+        const message = await pair(
+          on(writeBaseline, main, writes('message', fixtures.writes.get('message')!, `message:held:baseline:${index}`)),
+          on(service, main, writes('message', fixtures.writes.get('message')!, `message:held:service:${index}`)), others)
+        if (bots.failures.length > 0) throw new Error(`long polls failed: ${bots.failures.slice(0, 3).join('; ')}`)
+        if (bots.held() < polls) throw new Error(`only ${bots.held()} of ${polls} long polls still held`)
+        result.held = { polls, orders, message }
+      } finally {
+        bots.stop()
+      }
+      await sleep(1000)
+    }
     clearInterval(sampler)
     result.load.after = os.loadavg()[0]
     results.push(result)
