@@ -311,13 +311,13 @@ async function main () {
       const [x, y] = await measureSides(index % 2 ? [a, b] : [b, a], schedule, settings)
       return index % 2 ? { baseline: x, service: y } : { baseline: y, service: x }
     }
-    if (baseline && service && fixtures) {
+    if (wants('reads') && baseline && service && fixtures) {
       result.reads = {
         orders: await pair(on(baseline, main, ordersList('orders list', fixtures.readers)), on(service, main, ordersList('orders list', fixtures.readers)), reads),
         messages: await pair(on(baseline, main, messagesPoll(fixtures)), on(service, main, messagesPoll(fixtures)), reads)
       }
     }
-    if (writeBaseline && service && fixtures) {
+    if (wants('writes') && writeBaseline && service && fixtures) {
       result.writes = {}
       for (const op of writeOps) {
         const targets = (side: string) => fixtures.writes.get(op === 'message' ? 'message' : `${op}:${side}:${index}`)!
