@@ -24,18 +24,15 @@
 //     has them all gives the sustained delivery rate.
 //  5. Prints the figures and the target (p99 ≤ 500 ms at 200 events/s), stops the
 //     instances and drops the database. Exits 1 if an event was lost.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import { createServer } from 'node:net'
 import os from 'node:os'
-import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
 import type { Db } from '../db/client.js'
 import { recordEvent } from '../db/events.js'
 import { seedTaxonomy } from '../db/taxonomy.js'
+import { cpuSeconds, freePort, run, sleep, startServer, stopAllServers, waitReady, type Server } from './bench/processes.js'
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
@@ -52,27 +49,13 @@ const TARGET_P99_MS = 500
 /** Past this everything is torn down. */
 const DEADLINE_MS = 240_000
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 const benchUrl = (() => { const u = new URL(DATABASE_URL); u.pathname = `/${BENCH_DB}`; return u.toString() })()
 const internalToken = randomBytes(24).toString('hex')
 
 const log = (message: string) => process.stderr.write(`[bench:webhooks] ${message}\n`)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
-
-const clockTicks = (() => { try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100 } catch { return 100 } })()
-/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
-function cpuSeconds (pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks
-  } catch {
-    return 0
-  }
-}
 
 /** CPU seconds so far of the instances, and of their Postgres backends (Postgres must be local). */
 async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres: number }> {
@@ -80,34 +63,12 @@ async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres
     select pid from pg_stat_activity where datname = ${BENCH_DB} and application_name = 'shop-seller-api'`
   return {
     node: instances.reduce((sum, i) => sum + cpuSeconds(i.child.pid!), 0),
-    postgres: backends.reduce((sum, b) => sum + cpuSeconds(b.pid), 0)
+    postgres: backends.reduce((sum, b) => { try { return sum + cpuSeconds(b.pid) } catch { return sum } }, 0)
   }
 }
 
 function percentile (sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
-}
-
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function run (command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.on('data', (c: Buffer) => { output += c.toString() })
-    child.stderr.on('data', (c: Buffer) => { output += c.toString() })
-    child.on('error', reject)
-    child.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${output}`)))
-  })
 }
 
 // ---------------------------------------------------------------- the receiver
@@ -142,55 +103,29 @@ const receiver = createHttpServer((req, res) => {
 
 // ---------------------------------------------------------------- the service
 
-interface Instance { port: number, child: ChildProcess, output: string[], exited: boolean }
-const instances: Instance[] = []
+const instances: Server[] = []
 
-function startInstance (port: number): Instance {
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: benchUrl,
-      REDIS_URL,
-      REDIS_PREFIX: `${BENCH_DB}:`,
-      INTERNAL_TOKEN: internalToken,
-      DB_POOL_MAX: String(POOL_MAX),
-      RATE_LIMIT_MAX: '1000000000',
-      LOG_LEVEL: 'warn',
-      // The receiver is plain http:// on 127.0.0.1.
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true'
-    },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  const instance: Instance = { port, child, output: [], exited: false }
-  const keep = (chunk: Buffer) => {
-    instance.output.push(...chunk.toString().split('\n').filter(Boolean))
-    if (instance.output.length > 40) instance.output.splice(0, instance.output.length - 40)
-  }
-  child.stdout!.on('data', keep)
-  child.stderr!.on('data', keep)
-  child.on('exit', () => { instance.exited = true })
+function startInstance (port: number): Server {
+  const instance = startServer(`instance ${instances.length + 1}`, ['dist/server.js'], {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: benchUrl,
+    REDIS_URL,
+    REDIS_PREFIX: `${BENCH_DB}:`,
+    INTERNAL_TOKEN: internalToken,
+    DB_POOL_MAX: String(POOL_MAX),
+    RATE_LIMIT_MAX: '1000000000',
+    LOG_LEVEL: 'warn',
+    // The receiver is plain http:// on 127.0.0.1.
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true'
+  }, port, 'shop-seller-api')
   instances.push(instance)
   return instance
 }
 
-async function waitReady (instance: Instance) {
-  const until = Date.now() + 60_000
-  while (Date.now() < until) {
-    if (instance.exited) throw new Error(`an instance exited during start:\n${instance.output.join('\n')}`)
-    try {
-      if ((await fetch(`http://127.0.0.1:${instance.port}/healthz`)).ok) return
-    } catch { /* not listening yet */ }
-    await sleep(100)
-  }
-  throw new Error(`an instance did not start:\n${instance.output.join('\n')}`)
-}
-
-async function call (instance: Instance, method: string, path: string, auth: string, body?: unknown) {
+async function call (instance: Server, method: string, path: string, auth: string, body?: unknown) {
   const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
     method,
     headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -203,7 +138,7 @@ async function call (instance: Instance, method: string, path: string, auth: str
 
 interface Shop { shopId: string, productId: string, fieldId: string, eventData: unknown }
 
-async function setUpShops (instance: Instance, receiverPort: number): Promise<Shop[]> {
+async function setUpShops (instance: Server, receiverPort: number): Promise<Shop[]> {
   const shops: Shop[] = []
   for (let i = 0; i < SHOPS; i++) {
     const { shop } = await call(instance, 'POST', '/internal/v1/shops', internalToken, { name: `Bench shop ${i}` })
@@ -352,9 +287,7 @@ let ownDatabase = false
 let cleaning: Promise<void> | null = null
 function cleanup (): Promise<void> {
   cleaning ??= (async () => {
-    for (const instance of instances) if (!instance.exited) instance.child.kill('SIGTERM')
-    await sleep(500)
-    for (const instance of instances) if (!instance.exited) instance.child.kill('SIGKILL')
+    await stopAllServers()
     receiver.close()
     if (ownDatabase && process.env.BENCH_KEEP_DB !== '1') {
       try { await monitor?.unsafe(`drop database if exists "${BENCH_DB}" with (force)`) } catch (err) { log(`could not drop ${BENCH_DB}: ${(err as Error).message}`) }
@@ -396,7 +329,7 @@ async function main () {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   const receiverPort = (receiver.address() as { port: number }).port
   for (let i = 0; i < INSTANCES; i++) startInstance(await freePort())
-  await Promise.all(instances.map(waitReady))
+  await Promise.all(instances.map((instance) => waitReady(instance)))
   const shops = await setUpShops(instances[0], receiverPort)
   log(`${elapsed()} ${INSTANCES} instance(s) up, ${SHOPS} shops with an endpoint each; load average ${loadAverage()}`)
 
