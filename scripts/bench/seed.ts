@@ -173,30 +173,7 @@ export async function seedMain (url: string, runs: number, writeSetSize: number)
       }
     })
 
-    // The chats the bots poll: each reader shop's oldest visible paid orders.
-    const polled = await sql<{ order_id: string, n: number, cursor: Date }[]>`
-      select t.id as order_id, t.n, t.created_at + ${CURSOR_AFTER_MESSAGE} * interval '1 second' as cursor from (
-        select o.id, o.created_at, substring(s.name from 8)::int as n,
-               row_number() over (partition by o.shop_id order by o.created_at, o.id) as k
-        from orders o join shops s on s.id = o.shop_id
-        where s.name like 'Reader %' and o.status = 'paid' and o.external
-      ) t where t.k <= 2`
-    const polledIds = sql.array(polled.map((p) => p.order_id))
-    await sql`
-      insert into order_messages (order_id, sender_role, text, created_at)
-      select o.id,
-        case when k % 3 = 0 then 'seller' when k = 1 then 'system' else 'buyer' end,
-        case when k = 1 then 'Order paid.' else 'Message ' || k || ': hello, is my key ready? Please send it to the email above.' end,
-        o.created_at + k * interval '1 second'
-      from orders o cross join generate_series(1, ${MESSAGES_PER_POLLED_ORDER}) k
-      where o.id = any(${polledIds}::uuid[])`
-    // A little history on every other reader order (a system line and a buyer line).
-    await sql`
-      insert into order_messages (order_id, sender_role, text, created_at)
-      select o.id, case when k = 1 then 'system' else 'buyer' end,
-        case when k = 1 then 'Order paid.' else 'Thanks!' end, o.created_at + k * interval '1 second'
-      from orders o cross join generate_series(1, 2) k
-      where o.shop_id in (select id from shops where name like 'Reader %') and not (o.id = any(${polledIds}::uuid[]))`
+    const polls = await seedReaderChats(sql, readers)
 
     const targets = await sql<{ title: string, id: string, n: number }[]>`
       select o.product_title as title, o.id, substring(s.name from 8)::int as n
@@ -210,12 +187,66 @@ export async function seedMain (url: string, runs: number, writeSetSize: number)
       select (select count(*) from orders)::int as orders, (select count(*) from order_messages)::int as messages`
     return {
       readers,
-      polls: polled.map((p) => ({ secret: readers[p.n], orderId: p.order_id, cursor: p.cursor.toISOString() })),
+      polls,
       backlog: { big, small },
       writes,
       orderCount: orders,
       messageCount: messages
     }
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+/**
+ * The chats of the reader shops (`Reader n`, whose keys are `secrets`): 25
+ * messages on each shop's two oldest visible paid orders (the polled chats, the
+ * cursor at the 5th message), 2 on every other order, all in the past (so
+ * orders.last_message_at may stay null: a post is stamped with the clock). Returns the polls.
+ */
+export async function seedReaderChats (sql: Sql, secrets: string[]): Promise<MainFixtures['polls']> {
+  // The chats the bots poll: each reader shop's oldest visible paid orders.
+  const polled = await sql<{ order_id: string, n: number, cursor: Date }[]>`
+    select t.id as order_id, t.n, t.created_at + ${CURSOR_AFTER_MESSAGE} * interval '1 second' as cursor from (
+      select o.id, o.created_at, substring(s.name from 8)::int as n,
+             row_number() over (partition by o.shop_id order by o.created_at, o.id) as k
+      from orders o join shops s on s.id = o.shop_id
+      where s.name like 'Reader %' and o.status = 'paid' and o.external
+    ) t where t.k <= 2`
+  const polledIds = sql.array(polled.map((p) => p.order_id))
+  await sql`
+    insert into order_messages (order_id, sender_role, text, created_at)
+    select o.id,
+      case when k % 3 = 0 then 'seller' when k = 1 then 'system' else 'buyer' end,
+      case when k = 1 then 'Order paid.' else 'Message ' || k || ': hello, is my key ready? Please send it to the email above.' end,
+      o.created_at + k * interval '1 second'
+    from orders o cross join generate_series(1, ${MESSAGES_PER_POLLED_ORDER}) k
+    where o.id = any(${polledIds}::uuid[])`
+  // A little history on every other reader order (a system line and a buyer line).
+  await sql`
+    insert into order_messages (order_id, sender_role, text, created_at)
+    select o.id, case when k = 1 then 'system' else 'buyer' end,
+      case when k = 1 then 'Order paid.' else 'Thanks!' end, o.created_at + k * interval '1 second'
+    from orders o cross join generate_series(1, 2) k
+    where o.shop_id in (select id from shops where name like 'Reader %') and not (o.id = any(${polledIds}::uuid[]))`
+  return polled.map((p) => ({ secret: secrets[p.n], orderId: p.order_id, cursor: p.cursor.toISOString() }))
+}
+
+/**
+ * A database of READER_SHOPS reader shops (one key each, 50 also selling a
+ * product without automation) with 120 orders and their chats each: what
+ * `npm run bench:events` seeds.
+ */
+export async function seedReaders (url: string): Promise<{ secrets: string[], polls: MainFixtures['polls'], orderCount: number, messageCount: number }> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { session_replication_role: 'replica' } })
+  try {
+    const secrets = await insertShops(sql, 'Reader', READER_SHOPS, READER_SHOPS, NON_EXTERNAL_SHOPS)
+    await bulk(sql, () => insertOrders(sql, 'Reader', ORDERS_PER_READER, statusMix))
+    const polls = await seedReaderChats(sql, secrets)
+    await sql`vacuum analyze`
+    const [{ orders, messages }] = await sql<{ orders: number, messages: number }[]>`
+      select (select count(*) from orders)::int as orders, (select count(*) from order_messages)::int as messages`
+    return { secrets, polls, orderCount: orders, messageCount: messages }
   } finally {
     await sql.end({ timeout: 5 })
   }
