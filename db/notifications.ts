@@ -29,13 +29,12 @@ export function notifyAfterCommit (tx: Tx, channel: string, payload: string) {
 
 /**
  * Sends `payload` on `channel` now: for a change made by a single statement
- * outside a transaction, which has committed once it returned.
- * `db` must be a database opened by db/client.ts.
+ * outside a transaction, which has committed once it returned. Only a database
+ * opened by db/client.ts has a notifier; on any other nothing is sent (the
+ * change has committed, and a hint is only a hint).
  */
 export function notifyCommitted (db: Db, channel: string, payload: string) {
-  const notifier = notifierOf.get(db)
-  if (!notifier) throw new Error('notifyCommitted needs a database opened by db/client.ts')
-  notifier.notify(channel, payload)
+  notifierOf.get(db)?.notify(channel, payload)
 }
 
 /** The payloads one received notification carries. */
