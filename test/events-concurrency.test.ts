@@ -135,3 +135,30 @@ t.test('500 events from 20 writers on two instances, followed on a third: each o
   t.same(again.events.map((e) => e.id), received.map((e) => e.id), 'reading the feed again gives the same sequence')
   t.equal(again.cursor, cursor)
 })
+
+t.test('an endpoint committed while a one-statement take waits for the shop row gets the take\'s event', async (t) => {
+  // The take's statement takes its snapshot before it waits for the shop row; the
+  // event's deliveries are inserted by a trigger after the wait, with a snapshot of
+  // their own, so they see the endpoint (as a transaction's next statement would).
+  const app = await build(t)
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const order = await buy(app, product)
+
+  const blocker = await sql.reserve()
+  await blocker`begin`
+  // What creating an endpoint does first (db/webhook-endpoints.ts): the shop row's lock.
+  await blocker`select id from shops where id = ${shop.shopId} for no key update`
+  const take = act(app, shop, order.id, 'take')
+  await untilBlocked()
+  const [endpoint] = await blocker<{ id: string }[]>`
+    insert into webhook_endpoints (shop_id, url, secret) values (${shop.shopId}, 'https://hooks.example.com/a', 'whsec_test')
+    returning id`
+  await blocker`commit`
+  blocker.release()
+  t.equal((await take).statusCode, 200)
+
+  const rows = await sql<{ type: string }[]>`
+    select e.type from webhook_deliveries d join events e on e.id = d.event_id where d.endpoint_id = ${endpoint.id}`
+  t.same(rows.map((r) => r.type), ['order.taken'], 'the take\'s event is queued for the new endpoint, once')
+})
