@@ -260,15 +260,11 @@ async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
   const before = arrivals.size
   const [template] = await sql<Array<{ data: unknown }>>`select data from events where type = 'order.paid' limit 1`
   await sql.begin(async (tx) => {
+    // Their deliveries come from the trigger events_webhook_fan_out, as for every event.
     await tx`
-      with added as (
-        insert into events (shop_id, seq, type, data)
-        select e.shop_id, s.event_seq + g.i, 'order.paid', ${tx.json(template.data as postgres.JSONValue)}
-        from webhook_endpoints e join shops s on s.id = e.shop_id cross join generate_series(1, ${perShop}) g(i)
-        returning id, shop_id, type
-      )
-      insert into webhook_deliveries (endpoint_id, event_id, webhook_id, event_type, next_attempt_at)
-      select e.id, added.id, added.id, added.type, now() from added join webhook_endpoints e on e.shop_id = added.shop_id`
+      insert into events (shop_id, seq, type, data)
+      select e.shop_id, s.event_seq + g.i, 'order.paid', ${tx.json(template.data as postgres.JSONValue)}
+      from webhook_endpoints e join shops s on s.id = e.shop_id cross join generate_series(1, ${perShop}) g(i)`
     await tx`update shops set event_seq = event_seq + ${perShop} where id in (select shop_id from webhook_endpoints)`
   })
   const committed = Date.now()
