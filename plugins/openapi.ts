@@ -1,59 +1,54 @@
-// The OpenAPI 3 document, generated from the TypeBox route schemas, served at
-// /docs/json (and /docs/yaml) with a browsable page at /docs.
+// The OpenAPI 3 documents, generated from the TypeBox route schemas: the seller
+// API (`/v1`, the public media files and health) at /docs/json (and /docs/yaml)
+// with a browsable page at /docs; the operator API (`/internal/v1`) as its own
+// document, `fastify.internalSwagger()`, served behind the internal token by
+// routes/internal. plugins/openapi-document.ts makes them exact.
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody } from '../schemas/common.js'
 import { eventSchemas } from '../schemas/events.js'
-
-type Operation = {
-  parameters?: Array<{ in: string, required?: boolean, schema?: { default?: unknown } }>
-  requestBody?: { required?: boolean, content?: Record<string, { schema?: { nullable?: boolean } }> }
-}
-
-/**
- * What @fastify/swagger cannot know from the schemas alone: a query parameter with
- * a default need not be sent, and a body declared nullable may be left out.
- */
-function markOptionalInputs (document: { paths?: Record<string, Record<string, Operation>> }) {
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
-      }
-      const body = operation.requestBody
-      if (body && Object.values(body.content ?? {}).every((media) => media.schema?.nullable)) body.required = false
-    }
-  }
-  return document
-}
+import { publishDocument, type Document } from './openapi-document.js'
 
 async function openapiPlugin (fastify: FastifyInstance) {
   const { config } = fastify
   // Named schemas shared by routes (components of the document).
   for (const schema of [ErrorBody, ...eventSchemas]) fastify.addSchema(schema)
+  const info = {
+    version: '1.0.0',
+    license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+    contact: { name: 'Shop Seller Automation API' }
+  }
+  const servers = [{ url: config.PUBLIC_BASE_URL, description: 'This deployment' }]
+  const refResolver = { buildLocalReference: (json: { $id?: unknown }, _baseUri: unknown, _fragment: unknown, i: number) => String(json.$id ?? `def-${i}`) }
+  const publish = (document: unknown) => publishDocument(('openapiObject' in (document as object) ? (document as { openapiObject: Document }).openapiObject : {}) as Document)
+  const isOperatorRoute = (url: string) => url.startsWith('/internal/')
+  // One document per audience: each hides the other's routes.
+  const only = (operator: boolean) => ({ schema, url }: { schema: unknown, url: string }) => ({
+    schema: isOperatorRoute(url) === operator ? schema : { ...(schema as object), hide: true },
+    url
+  })
+
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: {
+        ...info,
         title: 'Shop Seller Automation API',
-        version: '1.0.0',
         description: [
           'Automate one shop\'s catalog and order fulfilment. Authenticate with `Authorization: Bearer <API key>` (or `X-API-Key`).',
-          'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`.',
+          'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`. Each operation lists the error codes it can answer with, per status.',
           `Rate limit: per key, ${config.RATE_LIMIT_MAX} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s; responses carry \`RateLimit-*\` headers, a 429 also \`Retry-After\`.`,
           `Take, deliver, cancel, product creation and posting a message accept an \`Idempotency-Key\` header (remembered ${config.IDEMPOTENCY_TTL_S} s, scoped to the shop).`,
-          `Instead of polling the order list, follow \`GET /v1/events\`: every order change and chat message once, in commit order, long-polled (events are kept ${config.EVENT_RETENTION_DAYS} days).`,
-          'The `/internal/v1` operator API is for the marketplace back office and is authenticated with the internal token.'
+          `Instead of polling the order list, follow \`GET /v1/events\`: every order change and chat message once, in commit order, long-polled (events are kept ${config.EVENT_RETENTION_DAYS} days).`
         ].join('\n\n')
       },
-      servers: [{ url: config.PUBLIC_BASE_URL }],
+      servers,
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'The shop API key: `service_sk_` + 40 characters.' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          internalToken: { type: 'http', scheme: 'bearer', description: 'The operator token (INTERNAL_TOKEN).' }
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The shop API key, in a header of its own.' }
         }
       },
       tags: [
@@ -63,14 +58,42 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'messages', description: 'The order chat' },
         { name: 'events', description: 'The shop\'s order feed: every change once, in commit order, long-polled' },
         { name: 'webhooks', description: 'Signed pushes of the order events to your HTTPS endpoint (Standard Webhooks)' },
-        { name: 'internal', description: 'Operator API (not part of the public API)' },
         { name: 'service', description: 'Health and public files' }
       ]
     },
-    transformObject: (document) => markOptionalInputs(('openapiObject' in document ? document.openapiObject : {}) as Parameters<typeof markOptionalInputs>[0]),
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) }
+    transform: only(false),
+    transformObject: publish,
+    refResolver
+  })
+  await fastify.register(swagger, {
+    decorator: 'internalSwagger',
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        ...info,
+        title: 'Shop Seller Automation API: operator API',
+        description: 'The `/internal/v1` API of the marketplace back office: shops, API keys, currency rates, categories, the ledger, and acting as the buyer. Authenticated with the operator token (`INTERNAL_TOKEN`); without one configured it does not exist.'
+      },
+      servers,
+      components: {
+        securitySchemes: {
+          internalToken: { type: 'http', scheme: 'bearer', description: 'The operator token (INTERNAL_TOKEN).' }
+        }
+      },
+      tags: [{ name: 'internal', description: 'Operator API' }]
+    },
+    transform: only(true),
+    transformObject: publish,
+    refResolver
   })
   await fastify.register(swaggerUi, { routePrefix: '/docs' })
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The operator API's OpenAPI document. */
+    internalSwagger: FastifyInstance['swagger']
+  }
 }
 
 export default fp(openapiPlugin, { name: 'openapi', dependencies: ['config'] })

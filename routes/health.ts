@@ -27,7 +27,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/healthz', {
     config: { shedUnderPressure: false },
-    schema: { tags: ['service'], summary: 'The process is up', response: { 200: Status } }
+    schema: { operationId: 'getHealth', tags: ['service'], summary: 'The process is up', description: 'Liveness: answers 200 while the process runs, without touching any dependency.', response: { 200: Status } }
   }, async function healthz () {
     return { success: true as const, data: { status: 'ok' } }
   })
@@ -35,6 +35,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/readyz', {
     config: { shedUnderPressure: false },
     schema: {
+      operationId: 'getReadiness',
       tags: ['service'],
       summary: 'The database (and Redis, when configured) answer and the instance is not overloaded',
       description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded).`,

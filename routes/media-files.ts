@@ -25,6 +25,7 @@ const fileNotFound = () => new ApiError(404, 'NOT_FOUND', 'No such file.')
 const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:file', {
     schema: {
+      operationId: 'getMediaFile',
       tags: ['service'],
       summary: 'Get a public image file',
       description: 'The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',

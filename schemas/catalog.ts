@@ -8,14 +8,14 @@ export const CategoryFilterSchema = Type.Object({
   type: Type.String({ description: 'How the filter is shown; `buttons` is a row of choices.' }),
   affectsPrice: Type.Boolean(),
   options: Type.Array(Type.Object({ id: Id, label: Type.String() }))
-})
+}, { 'x-component': 'CategoryFilter' })
 
 export const CategorySchema = Type.Object({
   id: Id,
   pathRu: Type.String({ description: 'Russian path, segments separated by ` / `.' }),
   pathEn: Type.String({ description: 'English slug path, segments separated by `/`.' }),
   filters: Type.Array(CategoryFilterSchema)
-}, { title: 'Category' })
+}, { 'x-component': 'Category', title: 'Category' })
 
 export const CategoryInputSchema = Type.Object({
   pathRu: Type.String({ minLength: 1, maxLength: 500, pattern: '^\\S(.*\\S)?$', description: 'Segments separated by ` / `.' }),
@@ -26,20 +26,20 @@ export const CategoryInputSchema = Type.Object({
     affectsPrice: Type.Boolean(),
     options: Type.Array(Type.Object({ label: Type.String({ minLength: 1, maxLength: 100 }) }), { minItems: 1, maxItems: 100 })
   }), { maxItems: 20 })
-})
+}, { 'x-component': 'CategoryInput' })
 
 export const CurrencyRateSchema = Type.Object({
   id: Id,
   code: Type.String({ description: 'Currency code, e.g. `USD`.' }),
   rate: Type.Number({ description: 'Rubles per one unit of the currency.' }),
   updatedAt: Timestamp
-}, { title: 'CurrencyRate' })
+}, { 'x-component': 'CurrencyRate', title: 'CurrencyRate' })
 
 export const CurrencyCodeSchema = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'Upper-case currency code (2–10 characters), e.g. `USD`.' })
 
 export const CurrencyRateInputSchema = Type.Object({
   rate: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, 'x-decimals': 6, description: 'Rubles per one unit of the currency (up to 6 decimals).' })
-})
+}, { 'x-component': 'CurrencyRateInput' })
 
 export function currencyRateView (rate: { id: string, code: string, rate: string, updatedAt: Date }) {
   return { id: rate.id, code: rate.code, rate: Number(rate.rate), updatedAt: rate.updatedAt.toISOString() }

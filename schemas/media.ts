@@ -5,9 +5,20 @@ import { Id } from './common.js'
 export const MediaSchema = Type.Object({
   id: Id,
   filePath: Type.String({ description: '`media/<id>.<ext>`, served publicly at PUBLIC_BASE_URL + `/` + filePath.' })
-}, { title: 'Media' })
+}, { 'x-component': 'Media', title: 'Media' })
 
 /** A public file name: `<uuid>.<ext>`. */
 export const MediaFileParams = Type.Object({
   file: Type.String({ description: '`<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.' })
 })
+
+/** The content types a stored image is served with. */
+export const imageContentTypes = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'] as const
+
+/**
+ * The upload's multipart body (documentation only: the route reads the part as
+ * a stream with @fastify/multipart, so there is no body to validate up front).
+ */
+export const UploadImageBody = Type.Object({
+  file: Type.String({ format: 'binary', description: 'The image: JPEG, PNG, WebP or GIF, judged by its bytes; at most 10 MB.' })
+}, { description: 'One part named `file`.' })

@@ -10,7 +10,7 @@ export const MessageSchema = Type.Object({
   senderRole: StringEnum(senderRoles, { description: '`seller`: posted through this API; `buyer`: the buyer; `system`: the marketplace.' }),
   text: Type.String(),
   createdAt: Timestamp
-}, { title: 'Message' })
+}, { 'x-component': 'Message', title: 'Message' })
 export type Message = Static<typeof MessageSchema>
 
 export const MessageListQuery = Type.Object({
@@ -35,7 +35,7 @@ export const MAX_MESSAGE_LENGTH = 4000
 export const MessageBody = Type.Object({
   // The 1–4000 rule applies after trimming (checked with the insert); this bound only caps the raw size.
   text: Type.String({ maxLength: 2 * MAX_MESSAGE_LENGTH, description: `1–${MAX_MESSAGE_LENGTH} characters after trimming surrounding whitespace (which is dropped).` })
-})
+}, { 'x-component': 'MessageInput' })
 export type MessageBody = Static<typeof MessageBody>
 
 export function messageView (row: { id: string, senderRole: string, text: string, createdAt: Date }) {

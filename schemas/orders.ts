@@ -29,7 +29,7 @@ export const OrderSchema = Type.Object({
   deliveredValues: Type.Array(Type.String(), { description: 'The issued values attached at delivery; `[]` before.' }),
   takenAt: Nullable(Timestamp, { description: 'Null until taken.' }),
   deliveredAt: Nullable(Timestamp, { description: 'Null until delivered.' })
-}, { title: 'Order' })
+}, { 'x-component': 'Order', title: 'Order' })
 export type Order = Static<typeof OrderSchema>
 
 const statusList = `(${orderStatuses.join('|')})`
@@ -51,12 +51,12 @@ const DeliveredValue = Type.String({ maxLength: 10_000 })
 export const DeliverBody = OptionalBody(Type.Object({
   value: Type.Optional(DeliveredValue),
   values: Type.Optional(Type.Array(DeliveredValue, { maxItems: 100 }))
-}, { description: 'The issued value(s), each up to 10 000 characters, at most 100; `values` wins over `value`. An empty body attaches nothing.' }))
+}, { 'x-component': 'DeliverInput', description: 'The issued value(s), each up to 10 000 characters, at most 100; `values` wins over `value`. An empty body attaches nothing.' }))
 export type DeliverBody = Static<typeof DeliverBody>
 
 export const CancelBody = OptionalBody(Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 1000 }))
-}, { description: 'Optional reason (up to 1000 characters); `{}` or no body is fine.' }))
+}, { 'x-component': 'CancelInput', description: 'Optional reason (up to 1000 characters); `{}` or no body is fine.' }))
 export type CancelBody = Static<typeof CancelBody>
 
 export const PurchaseBody = Type.Object({
@@ -66,7 +66,7 @@ export const PurchaseBody = Type.Object({
     fieldId: Type.String({ description: 'A field id of the product.' }),
     value: Type.String({ description: 'Text, a number, or for a select field the option id (several comma-separated when the field is `multiple`).' })
   }), { maxItems: 100 })
-}, { title: 'Purchase' })
+}, { 'x-component': 'PurchaseInput', title: 'Purchase' })
 export type PurchaseBody = Static<typeof PurchaseBody>
 
 export const LedgerEntrySchema = Type.Object({
@@ -75,12 +75,12 @@ export const LedgerEntrySchema = Type.Object({
   kind: StringEnum(['refund', 'credit'], { description: '`credit`: the shop is paid for a confirmed order; `refund`: the buyer got the money of a cancelled order back.' }),
   amount: Type.Number(),
   createdAt: Timestamp
-}, { title: 'LedgerEntry' })
+}, { 'x-component': 'LedgerEntry', title: 'LedgerEntry' })
 
 export const LedgerSchema = Type.Object({
   entries: Type.Array(LedgerEntrySchema, { description: 'Oldest first.' }),
   balance: Type.Number({ description: 'The shop\'s balance in rubles: the sum of its credits.' })
-})
+}, { 'x-component': 'Ledger' })
 
 export interface OrderRow {
   id: string

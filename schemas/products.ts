@@ -16,7 +16,7 @@ export const FieldOptionInputSchema = Type.Object({
   id: Type.Optional(Type.String({ format: 'uuid', description: 'Keeps this existing option\'s id on replace.' })),
   label: Type.String({ minLength: 1, maxLength: 200 }),
   price: Money({ description: 'Surcharge for this option, in the product currency.' })
-})
+}, { 'x-component': 'ProductFieldOptionInput' })
 
 export const FieldInputSchema = Type.Object({
   id: Type.Optional(Type.String({ format: 'uuid', description: 'Keeps this existing field\'s id on replace; an id the product does not have is a validation error.' })),
@@ -32,17 +32,17 @@ export const FieldInputSchema = Type.Object({
   dataRequest: Type.Optional(Type.Boolean({ default: false })),
   dataRequestWebhookUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'Empty, or an https URL.' })),
   requestAfterPayment: Type.Optional(Type.Boolean({ default: false }))
-})
+}, { 'x-component': 'ProductFieldInput' })
 
 export const ProductFilterSchema = Type.Object({
   filterId: Type.String({ maxLength: 100, description: 'A filter of the product\'s category.' }),
   optionIds: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, uniqueItems: true, description: 'Options of that filter.' })
-})
+}, { 'x-component': 'ProductFilter' })
 
 export const EmployeeRewardSchema = Type.Object({
   type: StringEnum(EMPLOYEE_REWARD_TYPES, { description: '`percent` (value 0–100) or `fixed` (an amount in the product currency). `{percent, 0}` means none.' }),
   value: Money()
-})
+}, { 'x-component': 'EmployeeReward' })
 
 /** Referenced ids are plain strings here: one that names nothing (well-formed or not) is a 404. */
 export const ProductInputSchema = Type.Object({
@@ -57,7 +57,7 @@ export const ProductInputSchema = Type.Object({
   employeeReward: EmployeeRewardSchema,
   fields: Type.Array(FieldInputSchema, { maxItems: 50 }),
   filters: Type.Array(ProductFilterSchema, { maxItems: 50 })
-}, { title: 'ProductInput' })
+}, { 'x-component': 'ProductInput', title: 'ProductInput' })
 export type ProductInputBody = Static<typeof ProductInputSchema>
 
 export const ProductFieldSchema = Type.Object({
@@ -74,7 +74,7 @@ export const ProductFieldSchema = Type.Object({
   dataRequest: Type.Boolean(),
   dataRequestWebhookUrl: Type.String(),
   requestAfterPayment: Type.Boolean()
-})
+}, { 'x-component': 'ProductField' })
 
 export const ProductSchema = Type.Object({
   id: Id,
@@ -94,7 +94,7 @@ export const ProductSchema = Type.Object({
   filters: Type.Array(Type.Object({ filterId: Id, optionIds: Type.Array(Id) })),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}, { title: 'Product' })
+}, { 'x-component': 'Product', title: 'Product' })
 
 /** The reduced list item of seller-api 4.1: options carry only id and label. */
 export const ReducedProductSchema = Type.Object({
@@ -115,7 +115,7 @@ export const ReducedProductSchema = Type.Object({
     valueStep: Type.Number(),
     dataRequest: Type.Boolean()
   }))
-}, { title: 'ReducedProduct' })
+}, { 'x-component': 'ReducedProduct', title: 'ReducedProduct' })
 
 const BooleanFilter = (description: string) => Type.Optional(Type.Boolean({ description }))
 
@@ -143,7 +143,7 @@ export const ReducedProductListSchema = Type.Object({
 
 export const ArchiveInputSchema = Type.Object({
   archived: Type.Boolean({ description: '`true` hides and deactivates; `false` returns it from the archive, still inactive.' })
-})
+}, { 'x-component': 'ArchiveInput' })
 
 /** The API representation: `imageUrl` is the public address of the image path. */
 export function productView<P extends { imagePath: string }> (product: P, publicBaseUrl: string): P & { imageUrl: string } {

@@ -24,7 +24,7 @@ export const EndpointCreateBody = Type.Object({
   url: UrlInput,
   eventTypes: Type.Optional(EventTypesInput),
   description: Type.Optional(DescriptionInput)
-})
+}, { 'x-component': 'WebhookEndpointInput' })
 export type EndpointCreateBody = Static<typeof EndpointCreateBody>
 
 export const EndpointPatchBody = Type.Object({
@@ -32,7 +32,7 @@ export const EndpointPatchBody = Type.Object({
   eventTypes: Type.Optional(EventTypesInput),
   description: Type.Optional(DescriptionInput),
   enabled: Type.Optional(Type.Boolean({ description: '`false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on.' }))
-}, { description: 'Only the properties sent change.' })
+}, { 'x-component': 'WebhookEndpointPatch', description: 'Only the properties sent change.' })
 export type EndpointPatchBody = Static<typeof EndpointPatchBody>
 
 export const EndpointSchema = Type.Object({
@@ -44,7 +44,7 @@ export const EndpointSchema = Type.Object({
   disabledReason: Nullable(Type.String(), { description: 'Why the endpoint is disabled; null while enabled.' }),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}, { title: 'WebhookEndpoint' })
+}, { 'x-component': 'WebhookEndpoint', title: 'WebhookEndpoint' })
 
 export const EndpointSecret = Type.String({
   description: 'The signing secret, `whsec_` + base64 of 32 random bytes. Shown only now: keep it.'
@@ -65,7 +65,7 @@ export const DeliverySchema = Type.Object({
   lastStatusCode: Nullable(Type.Integer(), { description: 'The HTTP status of the last attempt; null when it got no answer.' }),
   lastError: Nullable(Type.String(), { description: 'Why the last attempt failed; null after a success.' }),
   createdAt: Timestamp
-}, { title: 'WebhookDelivery' })
+}, { 'x-component': 'WebhookDelivery', title: 'WebhookDelivery' })
 
 export const DeliveryListQuery = Type.Object({
   status: Type.Optional(StringEnum(deliveryStatuses, { description: 'Only deliveries in this status.' })),

@@ -43,6 +43,11 @@ export default async function operatorApi (fastify: FastifyInstance) {
   // Unknown operator routes go through the token check too.
   fastify.setNotFoundHandler(handleNotFound)
 
+  // The operator API's own OpenAPI document (plugins/openapi.ts), behind the token like the rest.
+  fastify.get('/docs/json', { schema: { hide: true } }, async function operatorDocument () {
+    return fastify.internalSwagger()
+  })
+
   await fastify.register(shops, { prefix: '/shops' })
   await fastify.register(apiKeys, { prefix: '/shops' })
   await fastify.register(currencyRates, { prefix: '/shops' })

@@ -12,6 +12,7 @@ const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.R
 const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/:shopId/api-keys', {
     schema: {
+      operationId: 'createApiKey',
       tags: ['internal'],
       summary: 'Create an API key',
       description: 'Returns the secret once; only its SHA-256 hash is kept.',
@@ -29,8 +30,10 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/:shopId/api-keys', {
     schema: {
+      operationId: 'listApiKeys',
       tags: ['internal'],
       summary: 'List API keys (never the secrets)',
+      description: 'The shop\'s keys and whether each is revoked; a key\'s secret is shown only once, when it is created.',
       security: internalSecurity,
       params: ShopParams,
       response: { 200: Envelope(Type.Object({ apiKeys: Type.Array(ApiKeySchema) })), ...errors }
@@ -44,6 +47,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:shopId/api-keys/:keyId/revoke', {
     schema: {
+      operationId: 'revokeApiKey',
       tags: ['internal'],
       summary: 'Revoke an API key',
       description: 'Takes effect on the very next request, on every instance. 503 SERVICE_UNAVAILABLE when the key is revoked in the database but the instances could not be told (Redis unreachable): revoke again, it is safe to repeat; until then other instances may accept the key for up to a minute.',

@@ -11,6 +11,7 @@ const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/', {
     bodyLimit: CATEGORY_BODY_LIMIT,
     schema: {
+      operationId: 'createCategory',
       tags: ['internal'],
       summary: 'Create a category',
       description: 'Only leaves are categories: the English path must not equal, contain or extend an existing one.',

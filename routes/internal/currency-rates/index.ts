@@ -12,8 +12,10 @@ import { internalSecurity } from '../../../schemas/operator.js'
 const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.put('/:shopId/currency-rates/:code', {
     schema: {
+      operationId: 'setShopCurrencyRate',
       tags: ['internal'],
       summary: 'Create or update a currency rate',
+      description: 'Sets the shop\'s rate for the currency `code` (rubles per unit); creating it when the shop has none for that code.',
       security: internalSecurity,
       params: Type.Object({ shopId: Id, code: Type.String() }),
       body: CurrencyRateInputSchema,

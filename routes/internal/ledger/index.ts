@@ -11,6 +11,7 @@ import { LedgerSchema, ledgerView } from '../../../schemas/orders.js'
 const ledgerRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:shopId/ledger', {
     schema: {
+      operationId: 'getShopLedger',
       tags: ['internal'],
       summary: 'Read a shop\'s ledger',
       description: 'One entry per money movement, oldest first: `credit` when a buyer confirmed an order (adds to the balance), `refund` when a cancelled order\'s amount went back to the buyer (leaves the balance alone). `balance` is the sum of credits.',

@@ -17,6 +17,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/', {
     bodyLimit: PURCHASE_BODY_LIMIT,
     schema: {
+      operationId: 'createPurchase',
       tags: ['internal'],
       summary: 'Record a buyer\'s paid purchase',
       description: 'Creates a `paid` order of an active, non-archived product. `amount` = quantity × (price + the chosen options\' prices) at the current currency rate, in rubles rounded half up to kopecks. Every required field needs a value; a select field takes option id(s), comma-separated when `multiple`, and the order keeps their labels.',
@@ -31,6 +32,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:id/messages', {
     schema: {
+      operationId: 'postBuyerMessage',
       tags: ['internal'],
       summary: 'Post a message as the buyer',
       description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `buyer`.',
@@ -46,6 +48,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:id/confirm', {
     schema: {
+      operationId: 'confirmOrder',
       tags: ['internal'],
       summary: 'Confirm receipt as the buyer',
       description: '`awaiting_confirmation` → `completed`; the shop is credited the full amount in the same transaction. Any other status: 409 ORDER_INVALID_STATUS.',

@@ -8,8 +8,10 @@ import { internalSecurity, NameInput, ShopSchema } from '../../../schemas/operat
 const shopsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/', {
     schema: {
+      operationId: 'createShop',
       tags: ['internal'],
       summary: 'Create a shop',
+      description: 'A new shop with the given name; its API keys are created separately.',
       security: internalSecurity,
       body: NameInput,
       response: { 201: Envelope(Type.Object({ shop: ShopSchema })), 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody) }

@@ -8,6 +8,7 @@ import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.
 const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
     schema: {
+      operationId: 'listCategories',
       tags: ['catalog'],
       summary: 'List categories',
       description: 'Marketplace-wide leaf categories with their filters (variant tags); use `id` as a product\'s `categoryId`.',

@@ -8,6 +8,7 @@ import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.
 const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
     schema: {
+      operationId: 'listCurrencyRates',
       tags: ['catalog'],
       summary: 'List the shop\'s currency rates',
       description: 'Rates are rubles per one unit of the currency; use `id` as a product\'s `currencyRateId`.',

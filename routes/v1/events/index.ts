@@ -28,6 +28,7 @@ const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', {
     schema: {
+      operationId: 'listEvents',
       tags: ['events'],
       summary: 'Follow the shop\'s events',
       description: 'Every order change and chat message of the shop\'s orders with automation, oldest first, in commit order. Pass the previous `nextCursor` as `after` each time and you receive every event exactly once, whichever instance answers. With `wait` > 0 and nothing new, the request is held until an event of the shop commits (answered within about 100 ms) or `wait` seconds pass (then `events` is `[]` and `nextCursor` the position you asked for). A held request counts once against the rate limit. ' +

@@ -36,6 +36,7 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/', {
     schema: {
+      operationId: 'uploadImage',
       tags: ['catalog'],
       summary: 'Upload an image',
       description: 'multipart/form-data with exactly one part, a file named `file` (at most 10 MB, larger: 413; any other part: 400). The type is read from the bytes: ' +

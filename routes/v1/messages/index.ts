@@ -11,6 +11,7 @@ import { MessageBody, MessageList, MessageListQuery, MessageSchema } from '../..
 const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:id/messages', {
     schema: {
+      operationId: 'listOrderMessages',
       tags: ['messages'],
       summary: 'Read the order chat',
       description: 'Messages created strictly after `cursor`, oldest first. `nextCursor` is the createdAt of the last message returned, or the cursor you sent when nothing is new (null if you sent none). createdAt is strictly increasing within an order, so polling with `nextCursor` never skips or repeats a message.',
@@ -32,6 +33,7 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/:id/messages', {
     config: { idempotent: true },
     schema: {
+      operationId: 'postOrderMessage',
       tags: ['messages'],
       summary: 'Post a message as the shop',
       description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `seller`. Honours `Idempotency-Key`.',

@@ -15,6 +15,7 @@ const idempotencyNote = 'Send an `Idempotency-Key` header to make a retry safe: 
 const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
     schema: {
+      operationId: 'listOrders',
       tags: ['orders'],
       summary: 'List orders',
       description: 'The shop\'s orders of products with automation. Without `status`, the new (`paid`) orders, oldest first: the work queue. `total` counts every matching order.',
@@ -34,6 +35,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/:id', {
     schema: {
+      operationId: 'getOrder',
       tags: ['orders'],
       summary: 'Get an order',
       description: 'One order of the shop. Another shop\'s order, or one whose product has no automation, is 404 ORDER_NOT_FOUND.',
@@ -49,6 +51,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/:id/take', {
     config: { idempotent: true },
     schema: {
+      operationId: 'takeOrder',
       tags: ['orders'],
       summary: 'Take an order into work',
       description: `\`paid\` → \`processing\`; \`assigneeType\` becomes \`api\` and \`takenAt\` is set. Any other status: 409 ORDER_INVALID_STATUS. Of concurrent takes exactly one wins. No body. ${idempotencyNote}`,
@@ -65,6 +68,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     bodyLimit: DELIVER_BODY_LIMIT,
     config: { idempotent: true },
     schema: {
+      operationId: 'deliverOrder',
       tags: ['orders'],
       summary: 'Mark an order delivered',
       description: `\`processing\` → \`awaiting_confirmation\`; \`deliveredAt\` is set. The body may attach the issued value(s): \`deliveredValues\` becomes \`values\`, or \`[value]\`, or \`[]\`; \`deliveredValue\` is them joined by a line feed (null when none). The shop is credited once the buyer confirms receipt. ${idempotencyNote}`,
@@ -81,6 +85,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/:id/cancel', {
     config: { idempotent: true },
     schema: {
+      operationId: 'cancelOrder',
       tags: ['orders'],
       summary: 'Cancel an order',
       description: `From \`paid\`, \`processing\` or \`awaiting_confirmation\` → \`cancelled\`; the buyer is refunded the full amount, exactly once. A completed or cancelled order: 409 ORDER_INVALID_STATUS. ${idempotencyNote}`,

@@ -21,6 +21,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', {
     schema: {
+      operationId: 'listProducts',
       tags: ['products'],
       summary: 'List products',
       description: 'Full form (default): all the shop\'s products, newest first (id breaks ties), paged (`page` from 1, `limit` 1–100, default 20), with `total`; ' +
@@ -44,6 +45,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     bodyLimit: PRODUCT_BODY_LIMIT,
     config: { idempotent: true },
     schema: {
+      operationId: 'createProduct',
       tags: ['products'],
       summary: 'Create a product',
       description: 'Every property of the input is required (no server defaults); unknown top-level properties are ignored. ' + referenceRules +
@@ -59,6 +61,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/:id', {
     schema: {
+      operationId: 'getProduct',
       tags: ['products'],
       summary: 'Get a product',
       description: 'The full product. Another shop\'s product, or an id that is not one, is 404 ORDER_NOT_FOUND.',
@@ -75,6 +78,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.put('/:id', {
     bodyLimit: PRODUCT_BODY_LIMIT,
     schema: {
+      operationId: 'replaceProduct',
       tags: ['products'],
       summary: 'Replace a product',
       description: 'Full replacement with the same body as create. A field or option sent with its `id` keeps it; others get new ids. ' +
@@ -92,6 +96,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:id/archive', {
     schema: {
+      operationId: 'archiveProduct',
       tags: ['products'],
       summary: 'Archive or un-archive a product',
       description: '`{archived: true}` hides the product and makes it inactive; `{archived: false}` returns it from the archive but leaves it inactive. Products are never deleted.',

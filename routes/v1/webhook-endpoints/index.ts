@@ -47,6 +47,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/', {
     schema: {
+      operationId: 'createWebhookEndpoint',
       tags: ['webhooks'],
       summary: 'Create a webhook endpoint',
       description: `Registers a URL to receive the shop's events, signed per Standard Webhooks. The response holds the signing \`secret\`, shown only here and on rotation. Events that happened before the endpoint existed are not sent. At most ${MAX_ENDPOINTS_PER_SHOP} endpoints a shop: the next one is 400 VALIDATION_ERROR.`,
@@ -63,6 +64,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', {
     schema: {
+      operationId: 'listWebhookEndpoints',
       tags: ['webhooks'],
       summary: 'List webhook endpoints',
       description: 'The shop\'s endpoints, oldest first (never their secrets).',
@@ -76,8 +78,10 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/:id', {
     schema: {
+      operationId: 'getWebhookEndpoint',
       tags: ['webhooks'],
       summary: 'Get a webhook endpoint',
+      description: 'One of the shop\'s endpoints (its secret is shown only on creation and rotation).',
       security: sellerSecurity,
       params: IdParams,
       response: { 200: EndpointEnvelope, ...CommonErrors }
@@ -90,6 +94,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.patch('/:id', {
     schema: {
+      operationId: 'updateWebhookEndpoint',
       tags: ['webhooks'],
       summary: 'Change a webhook endpoint',
       description: 'Changes the properties sent. `enabled: false` stops deliveries: the pending ones become `failed` and events that happen while disabled are not sent. `enabled: true` resumes with the events that happen from then on.',
@@ -116,6 +121,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete('/:id', {
     schema: {
+      operationId: 'deleteWebhookEndpoint',
       tags: ['webhooks'],
       summary: 'Delete a webhook endpoint',
       description: 'Deletes the endpoint and its delivery log; nothing more is sent to it. Returns the endpoint as it was.',
@@ -131,6 +137,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:id/rotate-secret', {
     schema: {
+      operationId: 'rotateWebhookSecret',
       tags: ['webhooks'],
       summary: 'Rotate the signing secret',
       description: 'Returns a new secret, shown only now. For 24 hours the previous secret keeps signing too: deliveries carry two signatures, so receivers can switch without missing one. A second rotation drops the older secret at once.',
@@ -146,6 +153,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:id/test', {
     schema: {
+      operationId: 'testWebhookEndpoint',
       tags: ['webhooks'],
       summary: 'Send a test delivery',
       description: 'Queues a `webhook.test` delivery (`data: {endpointId}`, a fresh `webhook-id`) to this endpoint only, whatever its `eventTypes`, also while it is disabled. It is attempted at once and retried like any delivery.',
@@ -162,6 +170,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/:id/deliveries', {
     schema: {
+      operationId: 'listWebhookDeliveries',
       tags: ['webhooks'],
       summary: 'List an endpoint\'s deliveries',
       description: 'The delivery log, newest first. Pass `nextCursor` as `after` for older ones; `nextCursor` is null on the last page.',
@@ -192,6 +201,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/:id/deliveries/:deliveryId/retry', {
     schema: {
+      operationId: 'retryWebhookDelivery',
       tags: ['webhooks'],
       summary: 'Retry a delivery',
       description: 'From any status: the delivery becomes `pending` and is attempted now, with the same `webhook-id`. Its attempt count goes on; if this attempt fails, the schedule continues from there (a delivery past its last scheduled attempt is `failed` again).',

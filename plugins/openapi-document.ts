@@ -1,0 +1,181 @@
+// The rules that turn what @fastify/swagger derives from the route schemas into
+// the published OpenAPI 3.0 document: named components for the schemas that
+// declare `x-component`, the error codes of each operation as enums on
+// `error.code`, the response headers the plugins add, OpenAPI 3.0 forms of
+// JSON Schema keywords, and the media routes' non-JSON bodies. Pure functions of
+// the document; plugins/openapi.ts applies them.
+import { STATUS_CODES } from 'node:http'
+import { codesByStatus, errorCodes, errorComponentName, operationCodes, type ErrorCode } from '../schemas/error-codes.js'
+import { imageContentTypes, UploadImageBody } from '../schemas/media.js'
+
+type Json = Record<string, unknown>
+interface Response { description?: string, content?: Record<string, { schema?: Json }>, headers?: Json }
+interface Operation {
+  operationId?: string
+  security?: unknown[]
+  parameters?: Array<{ in: string, name: string, required?: boolean, schema?: { default?: unknown } }>
+  requestBody?: { required?: boolean, content?: Record<string, { schema?: Json }> }
+  responses?: Record<string, Response>
+}
+export interface Document {
+  paths?: Record<string, Record<string, Operation>>
+  components?: { schemas?: Record<string, Json>, headers?: Record<string, Json>, [k: string]: unknown }
+  [k: string]: unknown
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+/** The response headers the service sends: what each says and its shape. */
+export const responseHeaders: Record<string, Json> = {
+  'X-Request-Id': { description: 'The request\'s id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request.', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests allowed per window for this key.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: 'The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`.', schema: { type: 'string' } },
+  RateLimit: { description: 'The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`.', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'Idempotency-Replayed': { description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
+  ETag: { description: 'Strong entity tag of the file (its SHA-256); send it in `If-None-Match`.', schema: { type: 'string' } },
+  'Cache-Control': { description: 'The file never changes under its name: `public, max-age=31536000, immutable`.', schema: { type: 'string' } }
+}
+
+/** Which headers an operation's responses carry: required ones must be present on every response of that status. */
+function headersFor (operationId: string, status: number, authenticated: boolean, idempotent: boolean): Record<string, Json> {
+  const header = (name: string, required = false) => ({ ...responseHeaders[name], required })
+  const headers: Record<string, Json> = { 'X-Request-Id': header('X-Request-Id', true) }
+  if (authenticated) {
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) headers[name] = header(name)
+  }
+  if (status === 429 || status === 503) headers['Retry-After'] = header('Retry-After', status === 429)
+  if (idempotent && status < 500 && status !== 429) headers['Idempotency-Replayed'] = header('Idempotency-Replayed')
+  if (operationId === 'getMediaFile' && (status === 200 || status === 304)) {
+    headers.ETag = header('ETag', true)
+    headers['Cache-Control'] = header('Cache-Control', true)
+  }
+  return headers
+}
+
+/** Visits every schema object of the document (depth first, children before parents). */
+function walk (node: unknown, visit: (schema: Json) => Json): unknown {
+  if (Array.isArray(node)) return node.map((item) => walk(item, visit))
+  if (node === null || typeof node !== 'object') return node
+  const out: Json = {}
+  for (const [key, value] of Object.entries(node)) out[key] = walk(value, visit)
+  return visit(out)
+}
+
+/**
+ * JSON Schema forms that OpenAPI 3.0 spells differently: a numeric
+ * `exclusiveMinimum`, the `x-decimals` money rule (as `multipleOf`), a type
+ * array with null (as `nullable`); and `x-component` schemas moved to
+ * components and referenced.
+ */
+function normalizeSchemas (document: Document): Document {
+  const schemas: Record<string, Json> = { ...document.components?.schemas }
+  const normalized = walk(document, (schema) => {
+    if (typeof schema.exclusiveMinimum === 'number') {
+      schema.minimum = schema.exclusiveMinimum
+      schema.exclusiveMinimum = true
+    }
+    if (typeof schema['x-decimals'] === 'number') {
+      schema.multipleOf = Number(`1e-${schema['x-decimals']}`)
+      delete schema['x-decimals']
+    }
+    const name = schema['x-component']
+    if (typeof name !== 'string') return schema
+    const { 'x-component': _, ...component } = schema
+    schemas[name] = component
+    return ref(name)
+  }) as Document
+  normalized.components = { ...normalized.components, schemas }
+  return normalized
+}
+
+/** One named error response component per code: the error envelope (`ErrorResponse`) with `code` fixed to it. */
+function errorComponents (): Record<string, Json> {
+  const components: Record<string, Json> = {}
+  for (const [code, meaning] of Object.entries(errorCodes)) {
+    components[errorComponentName(code as ErrorCode)] = {
+      description: meaning,
+      allOf: [ref('ErrorResponse'), { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: [code] } } } } }]
+    }
+  }
+  return components
+}
+
+function errorSchema (codes: ErrorCode[]): Json {
+  return codes.length === 1 ? ref(errorComponentName(codes[0])) : { oneOf: codes.map((code) => ref(errorComponentName(code))) }
+}
+
+/** Statuses every operation of a kind can answer with, whether or not its route schema lists them. */
+const authenticatedStatuses = [401, 429, 500, 503]
+const bodyStatuses = [400, 413]
+
+/** Per operation: descriptions, error enums, headers, security, the non-JSON bodies. */
+function describeOperations (document: Document): Document {
+  const resolve = (schema: Json | undefined) =>
+    typeof schema?.$ref === 'string' ? document.components?.schemas?.[schema.$ref.split('/').pop()!] : schema
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const id = operation.operationId ?? ''
+      const authenticated = (operation.security ?? []).length > 0
+      if (!authenticated) operation.security = []
+      const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key')
+      for (const parameter of operation.parameters ?? []) {
+        // A query parameter with a default need not be sent.
+        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+      }
+      const body = operation.requestBody
+      if (body && Object.values(body.content ?? {}).every((media) => resolve(media.schema)?.nullable)) body.required = false
+      if (id === 'uploadImage') {
+        operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } } }
+      }
+      const responses = operation.responses ??= {}
+      if (authenticated) for (const status of authenticatedStatuses) responses[status] ??= {}
+      if (operation.requestBody) for (const status of bodyStatuses) responses[status] ??= {}
+      for (const [statusText, response] of Object.entries(responses)) {
+        const status = Number(statusText)
+        if (status >= 400) {
+          const codes = operationCodes[id]?.[status] ?? codesByStatus[status]
+          if (!codes) throw new Error(`${id}: no error codes known for status ${status} (schemas/error-codes.ts)`)
+          response.content = { 'application/json': { schema: errorSchema(codes) } }
+          response.description = codes.map((code) => `\`${code}\`: ${errorCodes[code]}`).join(' ')
+        } else if (!response.description || response.description === 'Default Response') {
+          response.description = STATUS_CODES[status] ?? 'Success'
+        }
+        if (id === 'getMediaFile' && status === 200) {
+          response.content = Object.fromEntries(imageContentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+        }
+        if (status === 304) delete response.content
+        response.headers = { ...response.headers, ...headersFor(id, status, authenticated, idempotent) }
+      }
+    }
+  }
+  return document
+}
+
+/** Drops the schema components nothing in the document refers to (each document holds only its own). */
+function pruneComponents (document: Document): Document {
+  const schemas = document.components?.schemas ?? {}
+  const used = new Set<string>()
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) { node.forEach(visit); return }
+    if (node === null || typeof node !== 'object') return
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length)
+        if (!used.has(name)) { used.add(name); visit(schemas[name]) }
+      } else visit(value)
+    }
+  }
+  visit(document.paths)
+  document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))) }
+  return document
+}
+
+/** The published document: what the route schemas say, made exact and complete. */
+export function publishDocument (document: Document): Document {
+  const normalized = normalizeSchemas(document)
+  normalized.components = { ...normalized.components, schemas: { ...normalized.components?.schemas, ...errorComponents() } }
+  return pruneComponents(describeOperations(normalized))
+}

@@ -1,0 +1,49 @@
+// Which error codes an operation can answer with, by HTTP status: the OpenAPI
+// document turns each into an enum on `error.code` (plugins/openapi-document.ts),
+// and the drift check (test/fixtures/openapi-drift.ts) holds every error the
+// test suite receives to it. The codes are CONTRACT.md's; the statuses they go
+// with are fixed by plugins/errors.ts and the plugins that throw them.
+
+/** Each code with the one status it is sent with, and what it means to a client. */
+export const errorCodes = {
+  VALIDATION_ERROR: 'The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code.',
+  API_KEY_INVALID: 'The API key (or the operator token) is missing, unknown or revoked.',
+  NOT_FOUND: 'No such route or public file.',
+  ORDER_NOT_FOUND: 'The resource in the path (an order, product, category, currency rate, image, webhook endpoint or delivery) does not exist for this shop.',
+  ORDER_INVALID_STATUS: 'The order\'s current status does not allow this action.',
+  IDEMPOTENCY_IN_PROGRESS: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
+  IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was used before with a different request.',
+  CURSOR_EXPIRED: 'The cursor points before the oldest event still kept: start again without `after`.',
+  RATE_LIMIT: 'Too many requests in the window; retry after `Retry-After` seconds.',
+  INTERNAL_ERROR: 'An unexpected error; the `X-Request-Id` finds it in the logs.',
+  SERVICE_UNAVAILABLE: 'A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent).'
+} as const
+
+export type ErrorCode = keyof typeof errorCodes
+
+/** The codes a status can carry on any operation that declares it. */
+export const codesByStatus: Record<number, ErrorCode[]> = {
+  400: ['VALIDATION_ERROR'],
+  401: ['API_KEY_INVALID'],
+  404: ['ORDER_NOT_FOUND'],
+  409: ['IDEMPOTENCY_IN_PROGRESS'],
+  410: ['CURSOR_EXPIRED'],
+  413: ['VALIDATION_ERROR'],
+  422: ['IDEMPOTENCY_KEY_REUSED'],
+  429: ['RATE_LIMIT'],
+  500: ['INTERNAL_ERROR'],
+  503: ['SERVICE_UNAVAILABLE']
+}
+
+/** Where an operation's codes differ from `codesByStatus`. */
+export const operationCodes: Record<string, Record<number, ErrorCode[]>> = {
+  takeOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
+  deliverOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
+  cancelOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
+  confirmOrder: { 409: ['ORDER_INVALID_STATUS'] },
+  getMediaFile: { 404: ['NOT_FOUND'] }
+}
+
+/** The component name of one code's error response: `RATE_LIMIT` → `RateLimitError`. */
+export const errorComponentName = (code: ErrorCode) =>
+  code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()).replace(/Error$/, '') + 'Error'
