@@ -5,7 +5,7 @@
 // routes/internal. plugins/openapi-document.ts makes them exact.
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody } from '../schemas/common.js'
 import { eventSchemas } from '../schemas/events.js'
@@ -25,8 +25,8 @@ async function openapiPlugin (fastify: FastifyInstance) {
   const publish = (document: unknown) => publishDocument(('openapiObject' in (document as object) ? (document as { openapiObject: Document }).openapiObject : {}) as Document)
   const isOperatorRoute = (url: string) => url.startsWith('/internal/')
   // One document per audience: each hides the other's routes.
-  const only = (operator: boolean) => ({ schema, url }: { schema: unknown, url: string }) => ({
-    schema: isOperatorRoute(url) === operator ? schema : { ...(schema as object), hide: true },
+  const only = (operator: boolean) => ({ schema, url }: { schema: FastifySchema, url: string }) => ({
+    schema: isOperatorRoute(url) === operator ? schema : { ...schema, hide: true },
     url
   })
 

@@ -8,8 +8,8 @@
 export const errorCodes = {
   VALIDATION_ERROR: 'The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code.',
   API_KEY_INVALID: 'The API key (or the operator token) is missing, unknown or revoked.',
-  NOT_FOUND: 'No such route or public file.',
-  ORDER_NOT_FOUND: 'The resource in the path (an order, product, category, currency rate, image, webhook endpoint or delivery) does not exist for this shop.',
+  NOT_FOUND: 'No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters.',
+  ORDER_NOT_FOUND: 'The resource in the path (an order, product, category, currency rate or image) does not exist for this shop.',
   ORDER_INVALID_STATUS: 'The order\'s current status does not allow this action.',
   IDEMPOTENCY_IN_PROGRESS: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
   IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was used before with a different request.',
@@ -25,7 +25,7 @@ export type ErrorCode = keyof typeof errorCodes
 export const codesByStatus: Record<number, ErrorCode[]> = {
   400: ['VALIDATION_ERROR'],
   401: ['API_KEY_INVALID'],
-  404: ['ORDER_NOT_FOUND'],
+  404: ['ORDER_NOT_FOUND', 'NOT_FOUND'],
   409: ['IDEMPOTENCY_IN_PROGRESS'],
   410: ['CURSOR_EXPIRED'],
   413: ['VALIDATION_ERROR'],
@@ -41,7 +41,14 @@ export const operationCodes: Record<string, Record<number, ErrorCode[]>> = {
   deliverOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
   cancelOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
   confirmOrder: { 409: ['ORDER_INVALID_STATUS'] },
-  getMediaFile: { 404: ['NOT_FOUND'] }
+  getMediaFile: { 404: ['NOT_FOUND'] },
+  getWebhookEndpoint: { 404: ['NOT_FOUND'] },
+  updateWebhookEndpoint: { 404: ['NOT_FOUND'] },
+  deleteWebhookEndpoint: { 404: ['NOT_FOUND'] },
+  rotateWebhookSecret: { 404: ['NOT_FOUND'] },
+  testWebhookEndpoint: { 404: ['NOT_FOUND'] },
+  listWebhookDeliveries: { 404: ['NOT_FOUND'] },
+  retryWebhookDelivery: { 404: ['NOT_FOUND'] }
 }
 
 /** The component name of one code's error response: `RATE_LIMIT` → `RateLimitError`. */

@@ -1,13 +1,15 @@
 // Builds the app for tests, on the file's own Postgres database and the shared
 // Redis, and gives shortcuts for the fixtures every test needs (a shop and key).
 import tap from 'tap'
+import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request'
 import { buildApp } from '../app.js'
+import { driftProblems } from './fixtures/openapi-drift.js'
 import { loadConfig, type Config } from '../plugins/config.js'
 import { createTestDatabase, testRedisPrefix, testRedisUrl } from './databases.js'
 import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
-type Test = { teardown: (fn: () => unknown) => void }
+type Test = { teardown: (fn: () => unknown) => void, fail: (message: string) => unknown }
 
 export const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef'
 export const internalHeaders = { authorization: `Bearer ${INTERNAL_TOKEN}` }
@@ -42,11 +44,30 @@ export async function testConfig (overrides: Partial<Config> = {}): Promise<Conf
   })
 }
 
-/** A fresh app instance, closed when the test `t` ends. */
+/** A fresh app instance, closed when the test `t` ends; every response it gives through inject is drift-checked. */
 export async function build (t: Test, overrides: Partial<Config> = {}): Promise<App> {
   const app = await buildApp({ config: await testConfig(overrides) })
   t.teardown(() => app.close())
+  checkResponsesAgainstDocument(t, app)
   return app
+}
+
+/**
+ * Holds every response `app.inject(options)` returns to the OpenAPI documents
+ * the app publishes (test/fixtures/openapi-drift.ts); a mismatch fails `t`.
+ */
+function checkResponsesAgainstDocument (t: Test, app: App) {
+  const documents = { seller: app.swagger(), operator: app.internalSwagger() } as Record<string, Record<string, unknown>>
+  const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>
+  app.inject = (async (options: InjectOptions | string) => {
+    const res = await inject(options)
+    const method = typeof options === 'string' ? 'GET' : (options.method ?? 'GET')
+    const url = typeof options === 'string' ? options : String(options.url ?? options.path ?? '/')
+    for (const problem of driftProblems(documents, method, url, { statusCode: res.statusCode, headers: res.headers, body: res.body })) {
+      t.fail(`the response differs from the OpenAPI document: ${problem}`)
+    }
+    return res
+  }) as App['inject']
 }
 
 /**
