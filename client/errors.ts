@@ -1,0 +1,34 @@
+// The error a failed call turns into: the envelope's `error` with the HTTP
+// status and the request's id, so a bot can branch on `code` and quote the id.
+import type { components } from './schema.js'
+
+type Schemas = components['schemas']
+type ErrorComponent = Schemas[Extract<keyof Schemas, `${string}Error`>]
+/** Every error code the API documents (ORDER_INVALID_STATUS, RATE_LIMIT, …). */
+export type ErrorCode = NonNullable<NonNullable<ErrorComponent['error']>['code']>
+export type ErrorDetail = NonNullable<Schemas['ErrorResponse']['error']['details']>[number]
+
+export class SellerApiError extends Error {
+  constructor (
+    readonly status: number,
+    readonly code: ErrorCode | 'NETWORK_ERROR',
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly requestId: string | null = null
+  ) {
+    super(message)
+    this.name = 'SellerApiError'
+  }
+
+  /** From a response that is not 2xx (its envelope, or the status alone when the body is not one). */
+  static from (response: Response, body: unknown): SellerApiError {
+    const error = (body as { error?: { code?: ErrorCode, message?: string, details?: ErrorDetail[] } } | undefined)?.error
+    return new SellerApiError(
+      response.status,
+      error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
+      error?.message ?? `HTTP ${response.status}`,
+      error?.details ?? [],
+      response.headers.get('x-request-id')
+    )
+  }
+}
