@@ -33,8 +33,12 @@ export const MessageList = Type.Object({
 export const MAX_MESSAGE_LENGTH = 4000
 
 export const MessageBody = Type.Object({
-  // The 1–4000 rule applies after trimming (checked with the insert); this bound only caps the raw size.
-  text: Type.String({ maxLength: 2 * MAX_MESSAGE_LENGTH, description: `1–${MAX_MESSAGE_LENGTH} characters after trimming surrounding whitespace (which is dropped).` })
+  // Exactly the rule: 1–4000 characters once surrounding whitespace is trimmed (raw length capped at twice that).
+  text: Type.String({
+    maxLength: 2 * MAX_MESSAGE_LENGTH,
+    pattern: `^\\s*\\S(?:[\\s\\S]{0,${MAX_MESSAGE_LENGTH - 2}}\\S)?\\s*$`,
+    description: `1–${MAX_MESSAGE_LENGTH} characters after trimming surrounding whitespace (which is dropped).`
+  })
 }, { 'x-component': 'MessageInput' })
 export type MessageBody = Static<typeof MessageBody>
 

@@ -4,6 +4,7 @@
 // can PUT back what it GOT.
 import { Type, type Static } from '@sinclair/typebox'
 import { Id, Money, PageQuery, StringEnum, Timestamp } from './common.js'
+import { TITLE_MAX } from '../domain/product-rules.js'
 
 export const FIELD_TYPES = ['text', 'number', 'select'] as const
 export const EMPLOYEE_REWARD_TYPES = ['percent', 'fixed'] as const
@@ -47,7 +48,12 @@ export const EmployeeRewardSchema = Type.Object({
 /** Referenced ids are plain strings here: one that names nothing (well-formed or not) is a 404. */
 export const ProductInputSchema = Type.Object({
   categoryId: Type.String({ maxLength: 100, description: 'A leaf category id from GET /v1/categories.' }),
-  title: Type.String({ maxLength: 1000, description: '1–200 characters after trimming surrounding whitespace (stored trimmed).' }),
+  title: Type.String({
+    maxLength: 1000,
+    // Exactly the rule: 1–200 characters once surrounding whitespace is trimmed (raw length capped at 1000).
+    pattern: `^\\s*\\S(?:[\\s\\S]{0,${TITLE_MAX - 2}}\\S)?\\s*$`,
+    description: `1–${TITLE_MAX} characters after trimming surrounding whitespace (stored trimmed).`
+  }),
   description: Type.String({ maxLength: 20_000 }),
   isActive: Type.Boolean({ description: 'Shown as `active`; always false while the product is archived.' }),
   external: Type.Boolean({ description: 'External automation: the product\'s orders are visible through /v1/orders.' }),
