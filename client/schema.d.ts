@@ -1236,6 +1236,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -1264,6 +1288,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
@@ -1282,7 +1317,10 @@ export interface operations {
     getMediaFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags you hold (or `*`): when one matches, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND. */
                 file: string;
@@ -1331,6 +1369,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };

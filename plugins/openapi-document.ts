@@ -108,7 +108,8 @@ function errorSchema (codes: ErrorCode[]): Json {
 }
 
 /** Statuses every operation of a kind can answer with, whether or not its route schema lists them. */
-const authenticatedStatuses = [401, 429, 500, 503]
+const everyStatuses = [500, 503]
+const authenticatedStatuses = [401, 429]
 const bodyStatuses = [400, 413]
 
 /** Per operation: descriptions, error enums, headers, security, the non-JSON bodies. */
@@ -131,6 +132,7 @@ function describeOperations (document: Document): Document {
         operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } } }
       }
       const responses = operation.responses ??= {}
+      for (const status of everyStatuses) responses[status] ??= {}
       if (authenticated) for (const status of authenticatedStatuses) responses[status] ??= {}
       if (operation.requestBody) for (const status of bodyStatuses) responses[status] ??= {}
       for (const [statusText, response] of Object.entries(responses)) {

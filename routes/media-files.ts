@@ -30,6 +30,9 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Get a public image file',
       description: 'The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',
       params: MediaFileParams,
+      headers: Type.Object({
+        'if-none-match': Type.Optional(Type.String({ description: 'ETags you hold (or `*`): when one matches, the answer is 304 with no body.' }))
+      }),
       response: {
         200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes.' }),
         304: Type.Unsafe({ description: 'Not modified: no body.' }),
