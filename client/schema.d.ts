@@ -1227,6 +1227,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1279,6 +1287,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "status": "ready"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1322,7 +1338,10 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND. */
+                /**
+                 * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
+                 * @example 884f51e3-4882-4ab8-8f37-0e68e451e0c2.png
+                 */
                 file: string;
             };
             cookie?: never;
@@ -1402,9 +1421,15 @@ export interface operations {
             query?: {
                 /** @description `full` (default): all products, paged. `reduced`: non-archived products with external automation, reduced shape, no paging. */
                 view?: "full" | "reduced";
-                /** @description Page number, starting at 1 (at most 1 000 000). */
+                /**
+                 * @description Page number, starting at 1 (at most 1 000 000).
+                 * @example 1
+                 */
                 page?: number;
-                /** @description Items per page (1–100, default 20). */
+                /**
+                 * @description Items per page (1–100, default 20).
+                 * @example 20
+                 */
                 limit?: number;
                 /** @description Only products with (true) or without (false) external automation. */
                 external?: boolean;
@@ -1437,6 +1462,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "products": [
+                     *           {
+                     *             "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *             "title": "Steam key: Hades II",
+                     *             "description": "Global activation key, delivered within minutes.",
+                     *             "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *             "active": true,
+                     *             "archived": false,
+                     *             "external": true,
+                     *             "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *             "price": 5.99,
+                     *             "priceRub": 554.08,
+                     *             "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *             "employeeReward": {
+                     *               "type": "percent",
+                     *               "value": 5
+                     *             },
+                     *             "fields": [
+                     *               {
+                     *                 "id": "311984f1-e725-42f4-8950-773fc9a47f9b",
+                     *                 "type": "text",
+                     *                 "label": "Email for delivery",
+                     *                 "required": true,
+                     *                 "multiple": false,
+                     *                 "options": [],
+                     *                 "valuePricing": false,
+                     *                 "valueMin": 0,
+                     *                 "valueMax": 0,
+                     *                 "valueStep": 0,
+                     *                 "dataRequest": false,
+                     *                 "dataRequestWebhookUrl": "",
+                     *                 "requestAfterPayment": false
+                     *               },
+                     *               {
+                     *                 "id": "d4396c69-a91f-4b64-bb32-448c7527563c",
+                     *                 "type": "select",
+                     *                 "label": "Edition",
+                     *                 "required": false,
+                     *                 "multiple": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "d30a2050-1850-4449-8024-be014b246c40",
+                     *                     "label": "Standard",
+                     *                     "price": 0
+                     *                   },
+                     *                   {
+                     *                     "id": "aaf83dcf-dc97-4693-898a-2ad9dd65b741",
+                     *                     "label": "Deluxe",
+                     *                     "price": 2.5
+                     *                   }
+                     *                 ],
+                     *                 "valuePricing": false,
+                     *                 "valueMin": 0,
+                     *                 "valueMax": 0,
+                     *                 "valueStep": 0,
+                     *                 "dataRequest": false,
+                     *                 "dataRequestWebhookUrl": "",
+                     *                 "requestAfterPayment": false
+                     *               }
+                     *             ],
+                     *             "filters": [],
+                     *             "createdAt": "2026-11-22T12:23:05.143Z",
+                     *             "updatedAt": "2026-11-22T12:23:05.143Z"
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "page": 1,
+                     *         "limit": 20
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1595,6 +1696,48 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                 *       "title": "Steam key: Hades II",
+                 *       "description": "Global activation key, delivered within minutes.",
+                 *       "isActive": true,
+                 *       "external": true,
+                 *       "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                 *       "price": 5.99,
+                 *       "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                 *       "employeeReward": {
+                 *         "type": "percent",
+                 *         "value": 5
+                 *       },
+                 *       "fields": [
+                 *         {
+                 *           "type": "text",
+                 *           "label": "Email for delivery",
+                 *           "required": true,
+                 *           "multiple": false,
+                 *           "options": []
+                 *         },
+                 *         {
+                 *           "type": "select",
+                 *           "label": "Edition",
+                 *           "required": false,
+                 *           "multiple": false,
+                 *           "options": [
+                 *             {
+                 *               "label": "Standard",
+                 *               "price": 0
+                 *             },
+                 *             {
+                 *               "label": "Deluxe",
+                 *               "price": 2.5
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "filters": []
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductInput"];
             };
         };
@@ -1619,6 +1762,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "product": {
+                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "title": "Steam key: Hades II",
+                     *           "description": "Global activation key, delivered within minutes.",
+                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "active": true,
+                     *           "archived": false,
+                     *           "external": true,
+                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "price": 5.99,
+                     *           "priceRub": 554.08,
+                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "employeeReward": {
+                     *             "type": "percent",
+                     *             "value": 5
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "id": "311984f1-e725-42f4-8950-773fc9a47f9b",
+                     *               "type": "text",
+                     *               "label": "Email for delivery",
+                     *               "required": true,
+                     *               "multiple": false,
+                     *               "options": [],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             },
+                     *             {
+                     *               "id": "d4396c69-a91f-4b64-bb32-448c7527563c",
+                     *               "type": "select",
+                     *               "label": "Edition",
+                     *               "required": false,
+                     *               "multiple": false,
+                     *               "options": [
+                     *                 {
+                     *                   "id": "d30a2050-1850-4449-8024-be014b246c40",
+                     *                   "label": "Standard",
+                     *                   "price": 0
+                     *                 },
+                     *                 {
+                     *                   "id": "aaf83dcf-dc97-4693-898a-2ad9dd65b741",
+                     *                   "label": "Deluxe",
+                     *                   "price": 2.5
+                     *                 }
+                     *               ],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             }
+                     *           ],
+                     *           "filters": [],
+                     *           "createdAt": "2026-11-22T12:23:05.143Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.143Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1840,7 +2054,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example ebe5f039-074d-44c6-971e-7fa70c5523f6
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1865,6 +2082,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "product": {
+                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "title": "Steam key: Hades II",
+                     *           "description": "Global activation key, delivered within minutes.",
+                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "active": true,
+                     *           "archived": false,
+                     *           "external": true,
+                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "price": 5.99,
+                     *           "priceRub": 554.08,
+                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "employeeReward": {
+                     *             "type": "percent",
+                     *             "value": 5
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "id": "311984f1-e725-42f4-8950-773fc9a47f9b",
+                     *               "type": "text",
+                     *               "label": "Email for delivery",
+                     *               "required": true,
+                     *               "multiple": false,
+                     *               "options": [],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             },
+                     *             {
+                     *               "id": "d4396c69-a91f-4b64-bb32-448c7527563c",
+                     *               "type": "select",
+                     *               "label": "Edition",
+                     *               "required": false,
+                     *               "multiple": false,
+                     *               "options": [
+                     *                 {
+                     *                   "id": "d30a2050-1850-4449-8024-be014b246c40",
+                     *                   "label": "Standard",
+                     *                   "price": 0
+                     *                 },
+                     *                 {
+                     *                   "id": "aaf83dcf-dc97-4693-898a-2ad9dd65b741",
+                     *                   "label": "Deluxe",
+                     *                   "price": 2.5
+                     *                 }
+                     *               ],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             }
+                     *           ],
+                     *           "filters": [],
+                     *           "createdAt": "2026-11-22T12:23:05.143Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.143Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2011,13 +2299,58 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example ebe5f039-074d-44c6-971e-7fa70c5523f6
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                 *       "title": "Steam key: Hades II",
+                 *       "description": "Global activation key, delivered within minutes.",
+                 *       "isActive": true,
+                 *       "external": true,
+                 *       "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                 *       "price": 6.49,
+                 *       "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                 *       "employeeReward": {
+                 *         "type": "percent",
+                 *         "value": 5
+                 *       },
+                 *       "fields": [
+                 *         {
+                 *           "type": "text",
+                 *           "label": "Email for delivery",
+                 *           "required": true,
+                 *           "multiple": false,
+                 *           "options": []
+                 *         },
+                 *         {
+                 *           "type": "select",
+                 *           "label": "Edition",
+                 *           "required": false,
+                 *           "multiple": false,
+                 *           "options": [
+                 *             {
+                 *               "label": "Standard",
+                 *               "price": 0
+                 *             },
+                 *             {
+                 *               "label": "Deluxe",
+                 *               "price": 2.5
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "filters": []
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProductInput"];
             };
         };
@@ -2040,6 +2373,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "product": {
+                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "title": "Steam key: Hades II",
+                     *           "description": "Global activation key, delivered within minutes.",
+                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "active": true,
+                     *           "archived": false,
+                     *           "external": true,
+                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "price": 6.49,
+                     *           "priceRub": 600.33,
+                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "employeeReward": {
+                     *             "type": "percent",
+                     *             "value": 5
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "id": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "type": "text",
+                     *               "label": "Email for delivery",
+                     *               "required": true,
+                     *               "multiple": false,
+                     *               "options": [],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             },
+                     *             {
+                     *               "id": "9bcc608f-e29f-4604-a7b1-1c5bd9921c5c",
+                     *               "type": "select",
+                     *               "label": "Edition",
+                     *               "required": false,
+                     *               "multiple": false,
+                     *               "options": [
+                     *                 {
+                     *                   "id": "ced9f59a-7e5b-4590-86f3-47aa9ca229d8",
+                     *                   "label": "Standard",
+                     *                   "price": 0
+                     *                 },
+                     *                 {
+                     *                   "id": "fbcbe7ff-778a-4983-a86d-4c8e186c0a25",
+                     *                   "label": "Deluxe",
+                     *                   "price": 2.5
+                     *                 }
+                     *               ],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             }
+                     *           ],
+                     *           "filters": [],
+                     *           "createdAt": "2026-11-22T12:23:05.143Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.209Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2207,13 +2611,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example ebe5f039-074d-44c6-971e-7fa70c5523f6
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "archived": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["ArchiveInput"];
             };
         };
@@ -2236,6 +2648,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "product": {
+                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "title": "Steam key: Hades II",
+                     *           "description": "Global activation key, delivered within minutes.",
+                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "active": false,
+                     *           "archived": true,
+                     *           "external": true,
+                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "price": 6.49,
+                     *           "priceRub": 600.33,
+                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "employeeReward": {
+                     *             "type": "percent",
+                     *             "value": 5
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "id": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "type": "text",
+                     *               "label": "Email for delivery",
+                     *               "required": true,
+                     *               "multiple": false,
+                     *               "options": [],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             },
+                     *             {
+                     *               "id": "9bcc608f-e29f-4604-a7b1-1c5bd9921c5c",
+                     *               "type": "select",
+                     *               "label": "Edition",
+                     *               "required": false,
+                     *               "multiple": false,
+                     *               "options": [
+                     *                 {
+                     *                   "id": "ced9f59a-7e5b-4590-86f3-47aa9ca229d8",
+                     *                   "label": "Standard",
+                     *                   "price": 0
+                     *                 },
+                     *                 {
+                     *                   "id": "fbcbe7ff-778a-4983-a86d-4c8e186c0a25",
+                     *                   "label": "Deluxe",
+                     *                   "price": 2.5
+                     *                 }
+                     *               ],
+                     *               "valuePricing": false,
+                     *               "valueMin": 0,
+                     *               "valueMax": 0,
+                     *               "valueStep": 0,
+                     *               "dataRequest": false,
+                     *               "dataRequestWebhookUrl": "",
+                     *               "requestAfterPayment": false
+                     *             }
+                     *           ],
+                     *           "filters": [],
+                     *           "createdAt": "2026-11-22T12:23:05.143Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.441Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2425,6 +2908,1038 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "categories": [
+                     *           {
+                     *             "id": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *             "pathRu": "Аккаунты / Почта",
+                     *             "pathEn": "accounts/email",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "a2c3174b-000b-4c78-bd09-8eb2ca8214e9",
+                     *                 "name": "Сервис",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "4f1ea2bf-2e27-4546-8dc9-870915eddab5",
+                     *                     "label": "Gmail"
+                     *                   },
+                     *                   {
+                     *                     "id": "a63095b5-4084-4df0-8e96-ef6e3c2a814f",
+                     *                     "label": "Outlook"
+                     *                   },
+                     *                   {
+                     *                     "id": "3132deea-1f29-49fb-80ee-b28b187b216c",
+                     *                     "label": "Яндекс"
+                     *                   },
+                     *                   {
+                     *                     "id": "fd7024bc-b16e-4572-aa4f-b9297f1376f7",
+                     *                     "label": "Mail.ru"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "6e76ed2c-3e49-4451-8654-75a3726297a8",
+                     *             "pathRu": "Аккаунты / Игровые",
+                     *             "pathEn": "accounts/games",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "0ed22790-0509-4024-805f-1cd27aef1af3",
+                     *                 "name": "Платформа",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "036daee7-039a-431a-8250-d2c0c4d45f5b",
+                     *                     "label": "PC"
+                     *                   },
+                     *                   {
+                     *                     "id": "21d86a8f-ceb4-4dcc-9dcc-1f06c35603ea",
+                     *                     "label": "PlayStation"
+                     *                   },
+                     *                   {
+                     *                     "id": "1216f08f-d2ec-4994-9f97-c2f2f9f960af",
+                     *                     "label": "Xbox"
+                     *                   },
+                     *                   {
+                     *                     "id": "2cb323b7-5e21-44f3-8004-364b82cd706b",
+                     *                     "label": "Nintendo Switch"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "85f64bbe-b3b9-45a2-968a-4ee1d3816fb2",
+                     *             "pathRu": "Аккаунты / Социальные сети",
+                     *             "pathEn": "accounts/social-networks",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "079e624c-c09a-47b8-b975-caf58765ad95",
+                     *                 "name": "Сеть",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "2497c0c8-efac-4a9a-9dcb-974a1b444aef",
+                     *                     "label": "Telegram"
+                     *                   },
+                     *                   {
+                     *                     "id": "235268f4-4100-4852-859f-9052ae7e58ca",
+                     *                     "label": "VK"
+                     *                   },
+                     *                   {
+                     *                     "id": "429323ae-f07f-43df-b5f4-e5bc7e7555b9",
+                     *                     "label": "Instagram"
+                     *                   },
+                     *                   {
+                     *                     "id": "4c0681ce-79f8-4e64-8739-6aab8b5281aa",
+                     *                     "label": "TikTok"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "a561c128-38e6-4d18-83e6-490ba4493bbc",
+                     *             "pathRu": "Игровая валюта / Brawl Stars",
+                     *             "pathEn": "game-currency/brawl-stars",
+                     *             "filters": []
+                     *           },
+                     *           {
+                     *             "id": "f8f9f491-6502-4558-a666-d8fed35f9a35",
+                     *             "pathRu": "Игровая валюта / Genshin Impact",
+                     *             "pathEn": "game-currency/genshin-impact",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "b49b9db2-3445-4051-9955-5659bac403ae",
+                     *                 "name": "Сервер",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "b63ae119-c545-4d69-aff8-cd8ec2c5c87a",
+                     *                     "label": "Europe"
+                     *                   },
+                     *                   {
+                     *                     "id": "d0b2a422-1555-423e-866b-5f78ae6e3867",
+                     *                     "label": "America"
+                     *                   },
+                     *                   {
+                     *                     "id": "85fdaa3a-b691-4ad9-bf9b-a43dcacba5aa",
+                     *                     "label": "Asia"
+                     *                   },
+                     *                   {
+                     *                     "id": "bc2fe776-c94e-4a59-8b5f-959f82fff19c",
+                     *                     "label": "TW/HK/MO"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "b67c1ab1-5bd7-4fa8-8289-6436860f5a36",
+                     *             "pathRu": "Игровая валюта / PUBG Mobile",
+                     *             "pathEn": "game-currency/pubg-mobile",
+                     *             "filters": []
+                     *           },
+                     *           {
+                     *             "id": "1e52f5b0-c83a-4b4a-9749-14eb2d091785",
+                     *             "pathRu": "Игровая валюта / Roblox",
+                     *             "pathEn": "game-currency/roblox",
+                     *             "filters": []
+                     *           },
+                     *           {
+                     *             "id": "97baf8df-0cdc-4e9a-a695-4eda6894864f",
+                     *             "pathRu": "Игровая валюта / World of Warcraft",
+                     *             "pathEn": "game-currency/world-of-warcraft",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "0c8e7315-0931-4233-acae-205ef88a34c6",
+                     *                 "name": "Фракция",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "8bfac548-c3d1-4cec-83c9-30ae1172c95c",
+                     *                     "label": "Альянс"
+                     *                   },
+                     *                   {
+                     *                     "id": "a48d2c66-9116-4625-9bc4-b9845c914a59",
+                     *                     "label": "Орда"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "a6aa0f58-f60c-4e91-a435-bd42de6dee2b",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "13f9eed3-786a-4c8a-b435-127ea7c89080",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "e23e64d3-22f0-4aa1-a279-97e4b9baa4b5",
+                     *                     "label": "США"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "67fb5a68-1613-4f0b-9a46-11c86b4666ee",
+                     *             "pathRu": "Игры / Battle.net",
+                     *             "pathEn": "games/battle-net",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "1ddf7a58-0484-4249-8880-cb40eda8ebb9",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "12d3d82f-bcd9-471e-80c0-4564a31cc02e",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "40e82f57-3428-4e76-9b10-31cbd81f5e3e",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "2678010a-c0a7-4694-a6ea-de879024b025",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "9cb1c04e-0706-4098-b192-c6a0ff750e6c",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "15b0c1e4-0a18-48c0-9178-4dd437f5572f",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "aaaef13a-3f6d-4ece-a892-677736df762a",
+                     *             "pathRu": "Игры / Ключи консолей",
+                     *             "pathEn": "games/console-keys",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "355e705f-ab74-4820-9a8e-7aa070c0b115",
+                     *                 "name": "Платформа",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "86037d57-0cca-47a9-89ad-fa65640ed57f",
+                     *                     "label": "PC"
+                     *                   },
+                     *                   {
+                     *                     "id": "24a1ccbd-0736-44dd-a0eb-650def87d4f5",
+                     *                     "label": "PlayStation"
+                     *                   },
+                     *                   {
+                     *                     "id": "82989055-392f-41d0-a193-bb1741304978",
+                     *                     "label": "Xbox"
+                     *                   },
+                     *                   {
+                     *                     "id": "902b2100-fa6a-4104-882b-11b3f3780490",
+                     *                     "label": "Nintendo Switch"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "f13f3bb5-3acc-45e2-a134-079feda23482",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "dacb17dd-865c-496d-be3e-4f4ddf3919d6",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "4cc1c92a-1fd6-45da-a019-f12122c04c15",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "828c4b62-999b-4035-8d61-5e02beb90832",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "b4c7be3b-4570-40b2-967b-324348351757",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "10cb7e14-77f4-4c1b-b630-77c03ed761da",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "ed89cdbe-1c78-4a68-8da8-aa05c189d477",
+                     *             "pathRu": "Игры / Epic Games Store",
+                     *             "pathEn": "games/epic-games",
+                     *             "filters": []
+                     *           },
+                     *           {
+                     *             "id": "53650900-4320-4ca6-b10e-ac1364627ab6",
+                     *             "pathRu": "Игры / Ключи Epic Games",
+                     *             "pathEn": "games/epic-games-keys",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "d6f30262-1c8d-47df-9905-00cd4bfb5a12",
+                     *                 "name": "Region",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "eabc9607-7c00-4a57-a7d6-fd212f4e0d77",
+                     *                     "label": "Global"
+                     *                   },
+                     *                   {
+                     *                     "id": "9ccfcabc-ffcb-4c9b-a412-8e6ee7a41a01",
+                     *                     "label": "Europe"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "3b8d6cbc-f57a-4d99-ba26-44ae5637df87",
+                     *             "pathRu": "Игры / Аккаунты Steam",
+                     *             "pathEn": "games/steam-accounts",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "cdc2a765-3738-4a5d-adbc-d78e18ed46c8",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "0a3b06bd-5a90-4d62-a9c0-b1d620b53152",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "060a3849-73b6-4b00-bf4f-8a2e5b2fc2ca",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "abc8c705-3d38-4b13-90fc-08f70dfddde9",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "b7f048b1-43bc-435e-a114-7cc0aa12fbbb",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "83990b6b-2bff-4194-8444-924ef240dff8",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "79a1ac76-9429-4365-b606-ba2f8ed461d0",
+                     *             "pathRu": "Игры / Гифты Steam",
+                     *             "pathEn": "games/steam-gifts",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "9573779e-dae3-42d5-9505-f4a01c60495f",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "87021580-bdb7-4943-a5e7-f598d6b7a0aa",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "bec15dec-1741-4230-8dbd-7443cf4e7b63",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "dfcef98c-214c-43fd-b9da-d3c7f516ea71",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "4aaac23d-64a3-4b59-9c73-14b493813095",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "79cc9cc5-ea12-44bd-bf9c-20165e93097a",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "e28ea687-e247-4fff-8529-f9fc54e35215",
+                     *             "pathRu": "Игры / Ключи Steam",
+                     *             "pathEn": "games/steam-keys",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "17a5a62e-6803-42fd-9da0-1f6159e26eff",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "51a0bdbe-0c70-4674-88db-62417bf476e9",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "44b6b2df-ea52-4b12-8d7d-45752a98b699",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "9dab665f-1af0-4221-9e9f-29d4c763fdee",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "1dc0c3dc-649d-44d5-943f-6e1bd8af6f8a",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "057887b7-8962-4889-bc35-a81630786115",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "b1578d51-4fdd-4e49-b365-cb66ba760741",
+                     *             "pathRu": "Подарочные карты / Apple",
+                     *             "pathEn": "gift-cards/apple",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "71e64ec9-c378-44cd-9ead-09e382afcacf",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "fa5085c0-75bb-4152-9ab8-cc2a5c39c8fc",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "9865434a-2d6a-4ca0-ab21-70bfd020a793",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "9b8ee4eb-f8ac-4996-8e43-0671ebd1b7b1",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "88ddd90c-e62e-4cd9-8b37-72e295c09816",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "8839b8fd-00e7-4655-942c-0bbef6e11f84",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "e5cd29e2-7be7-43b5-90b8-b5798cf16852",
+                     *             "pathRu": "Подарочные карты / Google Play",
+                     *             "pathEn": "gift-cards/google-play",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "f4b26b59-2986-4403-833d-3de2b196d330",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "50fcac4f-6703-4317-a4f5-1c0ebb458f25",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "d948d910-fb2b-4384-91ee-afd5e1afe2ae",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "c73dbd53-02ce-4cda-8d84-9183680e5d07",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "a8e5feee-ec30-497d-8234-f7b6d1e712d1",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "a08c8686-2b11-48fe-b850-23e2f8c255a8",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "3be1612e-a546-45ee-a93a-b175ce2b9c5c",
+                     *             "pathRu": "Подарочные карты / PlayStation Store",
+                     *             "pathEn": "gift-cards/playstation-store",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "c0c06a86-4893-43af-8e2c-19efaf00866a",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "b2287c91-4de4-44c3-8173-50ed9bf01829",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "564bac86-4f20-480d-b1da-28823569727b",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "2f1eaf67-fed9-4171-b132-a801eb859c91",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "ba43d018-b1c4-4388-8ea5-0954fa6edb0b",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "c8c4cbbf-59fd-41a1-be93-1dc08fc63a4c",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "b7ef7a95-6864-4872-99a0-4757d250ecac",
+                     *             "pathRu": "Подарочные карты / Steam",
+                     *             "pathEn": "gift-cards/steam",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "70ef1e05-06f2-4703-8012-51aadab0ef5a",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "e8e21f08-ed27-4d31-87bf-1ffc46652195",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "7c6f1909-76d3-49e5-a724-d071f5b87b7e",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "291038e9-edfb-4867-b42c-09c4c3524b86",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "79bab5ee-ac2f-4e3b-9c19-adbe4bec7454",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "ac6a79ee-cb0a-4d05-a1c2-dc42d300856b",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "88d47a67-47c0-4456-bedb-fa57c85e45f2",
+                     *             "pathRu": "Подарочные карты / Xbox",
+                     *             "pathEn": "gift-cards/xbox",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "2ca83e9b-60e9-4c8c-8603-d4e6e2301243",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "0b04082a-d6fd-4895-a165-5771c84c8f8b",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "92376e88-250d-42c2-a3df-075a9ad7b85e",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "a7cbdb7b-8d08-4ccd-bffe-ceec29b8d093",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "fe1b7f3c-9337-4ee4-93e6-fcb7e0c741be",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "06e8e47e-2000-4c66-bb35-0db695ca8f74",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "f92ea61a-8883-4da1-aae3-16061a633061",
+                     *             "pathRu": "Услуги / Прокачка аккаунта",
+                     *             "pathEn": "services/account-leveling",
+                     *             "filters": []
+                     *           },
+                     *           {
+                     *             "id": "73f1e0af-3041-4916-97cb-9c37da8f6ff4",
+                     *             "pathRu": "Услуги / Буст рейтинга",
+                     *             "pathEn": "services/rank-boost",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "c97055be-f87d-4873-9333-c0f8b93bc09a",
+                     *                 "name": "Платформа",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": false,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "c25d0d86-2368-4cf8-80fe-823de2032e9f",
+                     *                     "label": "PC"
+                     *                   },
+                     *                   {
+                     *                     "id": "75c2c801-533d-44a9-abc3-76606c4a04c5",
+                     *                     "label": "PlayStation"
+                     *                   },
+                     *                   {
+                     *                     "id": "3e664471-54b5-4f77-bae8-81b4fa0db495",
+                     *                     "label": "Xbox"
+                     *                   },
+                     *                   {
+                     *                     "id": "ed4c6c0e-5a80-4351-ac39-c3d0018236bb",
+                     *                     "label": "Nintendo Switch"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "f3eae4ca-b5f4-4610-89c6-0199f909f40b",
+                     *             "pathRu": "Программы / Антивирусы",
+                     *             "pathEn": "software/antivirus",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "e9ca1fe3-4868-4de7-ba9b-cc21141e01d3",
+                     *                 "name": "Устройств",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "7dd8782b-87c4-4b0c-8a87-3c00222e6c8f",
+                     *                     "label": "1"
+                     *                   },
+                     *                   {
+                     *                     "id": "ed3f7f20-89f3-4058-acff-554eca2fb98c",
+                     *                     "label": "3"
+                     *                   },
+                     *                   {
+                     *                     "id": "8a75b736-85b4-43d4-bf44-be639dd6d07c",
+                     *                     "label": "5"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "44424b58-4721-454d-82aa-b1f20630c7fc",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "980c117d-d7ae-42c9-aebd-343c8bf2adbc",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "98ec4655-8b1f-4143-95a4-7becdf9b3943",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "2aa5bd57-810f-4828-b661-b29a24ceb450",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "2290964d-7230-43eb-ae82-c8e8be2fcfa5",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "ae97ff92-2f1b-4146-89ca-a162f5aa3ebe",
+                     *             "pathRu": "Программы / Microsoft Office",
+                     *             "pathEn": "software/microsoft-office",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "6d7a3725-c7e8-444a-8d28-a7cdf4d8ea22",
+                     *                 "name": "Версия",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "6cbcb385-4c5d-46ba-90d0-72e33114d3bc",
+                     *                     "label": "2019"
+                     *                   },
+                     *                   {
+                     *                     "id": "0f46eb69-eb2d-4966-81b2-df276935091f",
+                     *                     "label": "2021"
+                     *                   },
+                     *                   {
+                     *                     "id": "96a06868-c63b-4996-aaea-d5bc1eb4edfa",
+                     *                     "label": "2024"
+                     *                   },
+                     *                   {
+                     *                     "id": "b75581d5-a5ca-494e-a965-a11a89f4cd5f",
+                     *                     "label": "365"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "76b1d073-9ba9-4e23-8bab-d6a9acf67350",
+                     *             "pathRu": "Программы / VPN",
+                     *             "pathEn": "software/vpn",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "b33cb8af-10dd-4720-ab09-eddb00189760",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "f0672ffb-d200-4701-9d45-df9368427368",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "cb75186e-9f6f-42c8-939c-c8d11dd79741",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "bbea8323-dce6-46cf-a9af-16a45a6845aa",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "ee8d84f3-141e-4b8b-865b-5b3b635c578d",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "fce8857b-5a04-42af-b836-df7c11da5ba0",
+                     *             "pathRu": "Программы / Windows",
+                     *             "pathEn": "software/windows",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "98245555-56b7-4b81-b2e6-60b0d6d71647",
+                     *                 "name": "Редакция",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "16931e8c-491c-4d56-aefd-bc9acfc9aef4",
+                     *                     "label": "Home"
+                     *                   },
+                     *                   {
+                     *                     "id": "4746e74d-32ae-40cb-bc76-e62663da6ac4",
+                     *                     "label": "Pro"
+                     *                   },
+                     *                   {
+                     *                     "id": "0ce54f2f-dcb1-491d-b9da-65689625ca26",
+                     *                     "label": "Enterprise"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "941d4ca8-8b26-4c7a-a5ce-e8c35fd867b1",
+                     *             "pathRu": "Подписки / ChatGPT",
+                     *             "pathEn": "subscriptions/chatgpt",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "dbbeaa83-a56a-480d-9b24-8f68eea94a3d",
+                     *                 "name": "Тариф",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "b4083d7d-16a6-49e2-bd55-f7b00f7314ad",
+                     *                     "label": "Plus"
+                     *                   },
+                     *                   {
+                     *                     "id": "6e7c53c2-ba99-43bb-905d-2d6d894bd59e",
+                     *                     "label": "Pro"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "54ff5f4a-fc89-4d81-93d2-c1e229d7fd57",
+                     *             "pathRu": "Подписки / Discord Nitro",
+                     *             "pathEn": "subscriptions/discord-nitro",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "b352ae9a-29ab-4211-bb4a-fd1a54814892",
+                     *                 "name": "Тариф",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "a0ecba3d-a699-478b-8fb3-1e76611ffd34",
+                     *                     "label": "Basic"
+                     *                   },
+                     *                   {
+                     *                     "id": "c611a7f1-4469-4fac-b282-0fdfaf80e152",
+                     *                     "label": "Nitro"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "a3b92b51-3b7b-41a7-bc7f-5cb74fe82879",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "810cebe3-14ee-453a-99df-f9a64e9919ea",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "4ccd8929-c6d5-421f-8836-7d4b8d63f2fa",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "40472e80-75d6-4503-9e95-1a87e81e8e6e",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "2d2010bd-231c-445b-b5c4-1016d2d04ed4",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "eedbde8d-dfcc-4064-a07b-92bfa82615d9",
+                     *             "pathRu": "Подписки / PlayStation Plus",
+                     *             "pathEn": "subscriptions/playstation-plus",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "8b096d7b-9884-43a0-8064-7de554edfeb6",
+                     *                 "name": "Тариф",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "a790b988-e3e0-486f-b0bc-d2f43c4fd3a1",
+                     *                     "label": "Essential"
+                     *                   },
+                     *                   {
+                     *                     "id": "7ea5a109-38da-46b3-abf9-1f91b8a95472",
+                     *                     "label": "Extra"
+                     *                   },
+                     *                   {
+                     *                     "id": "88df662f-0f36-4e5e-b8e1-ca115eaac4f1",
+                     *                     "label": "Deluxe"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "6bc42051-daa8-483c-b5de-f0a1ddf1d135",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "ad8c808c-c58a-4970-b8d9-7b41118d8a30",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "56adf7b2-bdf1-42da-8c0a-c5d83daf0d80",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "477c97e0-1495-4b8b-96b0-c73c9034b4e2",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "29735fa8-204b-43e3-ac27-8e5c88083280",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "37a954df-4755-4897-badc-d4d984b4246a",
+                     *                 "name": "Регион",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "8c28e94b-d437-4df1-80dd-893ca76e9266",
+                     *                     "label": "Россия и СНГ"
+                     *                   },
+                     *                   {
+                     *                     "id": "4e3e67bf-13e0-4a4d-8480-afbd3b39e53f",
+                     *                     "label": "Европа"
+                     *                   },
+                     *                   {
+                     *                     "id": "33257534-0686-46a5-a9c1-3aa46e8ca115",
+                     *                     "label": "США"
+                     *                   },
+                     *                   {
+                     *                     "id": "d0c3f5dc-7266-4a71-9165-76ac32da5ee6",
+                     *                     "label": "Турция"
+                     *                   },
+                     *                   {
+                     *                     "id": "fa49b322-0a27-4885-aca7-ebd3aed1193c",
+                     *                     "label": "Весь мир"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "54ccea23-f907-4a4d-b604-4f42ace577d1",
+                     *             "pathRu": "Подписки / Spotify",
+                     *             "pathEn": "subscriptions/spotify",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "2f195cff-0fab-4b40-8968-f5fa2bec88dc",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "c252eaf3-e590-48f2-b41f-2dc18143a707",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "92ed9cdf-8fa2-4ec7-a8ac-87e3a1785615",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "8e0e3f41-e908-4933-a0c5-013f5df91fa7",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "ca1135cf-b56f-4fb9-acfe-9a84af88154e",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "585c4e8d-7cfe-40b2-8406-3c22bc6feb89",
+                     *             "pathRu": "Подписки / Xbox Game Pass",
+                     *             "pathEn": "subscriptions/xbox-game-pass",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "8013e8a2-a8c4-4044-bac2-1a1959d572f9",
+                     *                 "name": "Тариф",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "5b52dc2b-f0c2-4960-be03-b8d5d3fec5a9",
+                     *                     "label": "Core"
+                     *                   },
+                     *                   {
+                     *                     "id": "d7dcb99f-b798-4b2a-842c-ea0ab262c129",
+                     *                     "label": "Standard"
+                     *                   },
+                     *                   {
+                     *                     "id": "fe49b1af-36ea-417b-9f5f-4cd9c71ddbbb",
+                     *                     "label": "Ultimate"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "id": "99420755-2ea3-49af-b5b2-25dbedc60b2f",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "1f9dd8d5-27a2-41b2-9238-f84edbf4c190",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "b84721a7-f83d-4700-ae96-f00091f2e4d5",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "1467e4a9-ec6e-4ae2-ac1b-1a26143d979e",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "e3c45ffb-e2db-423b-9ec4-8fae92ab49e9",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "8ca3b741-e10c-471b-abab-a0b61e4e7e38",
+                     *             "pathRu": "Подписки / YouTube Premium",
+                     *             "pathEn": "subscriptions/youtube-premium",
+                     *             "filters": [
+                     *               {
+                     *                 "id": "c23733f5-b6ad-43dc-9f6b-b2f46a166254",
+                     *                 "name": "Срок",
+                     *                 "type": "buttons",
+                     *                 "affectsPrice": true,
+                     *                 "options": [
+                     *                   {
+                     *                     "id": "c408488f-4b7c-4b75-b92d-a20306bbe028",
+                     *                     "label": "1 месяц"
+                     *                   },
+                     *                   {
+                     *                     "id": "14537146-c34d-44be-a02b-283bc38619f7",
+                     *                     "label": "3 месяца"
+                     *                   },
+                     *                   {
+                     *                     "id": "6e77c08d-82f3-4079-8a95-4f3a03aeb93d",
+                     *                     "label": "6 месяцев"
+                     *                   },
+                     *                   {
+                     *                     "id": "8afb618a-9477-442b-b21e-411bb1eb6620",
+                     *                     "label": "12 месяцев"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2593,6 +4108,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "rates": [
+                     *           {
+                     *             "id": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *             "code": "USD",
+                     *             "rate": 92.5,
+                     *             "updatedAt": "2026-11-22T12:23:05.045Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2771,6 +4301,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                     *         "filePath": "media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2934,13 +4473,22 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description One status or several, comma-separated (e.g. `processing,awaiting_confirmation`). Default `paid`: the new orders. */
+                /**
+                 * @description One status or several, comma-separated (e.g. `processing,awaiting_confirmation`). Default `paid`: the new orders.
+                 * @example paid
+                 */
                 status?: string;
                 /** @description Opaque identifier (UUID). */
                 productId?: string;
-                /** @description Page number, starting at 1 (at most 1 000 000). */
+                /**
+                 * @description Page number, starting at 1 (at most 1 000 000).
+                 * @example 1
+                 */
                 page?: number;
-                /** @description Items per page (1–100, default 20). */
+                /**
+                 * @description Items per page (1–100, default 20).
+                 * @example 20
+                 */
                 limit?: number;
                 /** @description By createdAt (id breaks ties). Default `asc`: oldest first, the work queue order. */
                 sort?: "asc" | "desc";
@@ -2969,6 +4517,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "orders": [
+                     *           {
+                     *             "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *             "status": "paid",
+                     *             "createdAt": "2026-11-22T12:23:05.247Z",
+                     *             "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *             "productTitle": "Steam key: Hades II",
+                     *             "quantity": 1,
+                     *             "amount": 600.33,
+                     *             "fieldValues": [
+                     *               {
+                     *                 "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                 "label": "Email for delivery",
+                     *                 "value": "buyer@example.com"
+                     *               }
+                     *             ],
+                     *             "assigneeType": "user",
+                     *             "deliveredValue": null,
+                     *             "deliveredValues": [],
+                     *             "takenAt": null,
+                     *             "deliveredAt": null
+                     *           },
+                     *           {
+                     *             "id": "761e6291-78a6-4d53-923d-fba54a3c6dbd",
+                     *             "status": "paid",
+                     *             "createdAt": "2026-11-22T12:23:05.285Z",
+                     *             "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *             "productTitle": "Steam key: Hades II",
+                     *             "quantity": 1,
+                     *             "amount": 600.33,
+                     *             "fieldValues": [
+                     *               {
+                     *                 "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                 "label": "Email for delivery",
+                     *                 "value": "buyer@example.com"
+                     *               }
+                     *             ],
+                     *             "assigneeType": "user",
+                     *             "deliveredValue": null,
+                     *             "deliveredValues": [],
+                     *             "takenAt": null,
+                     *             "deliveredAt": null
+                     *           }
+                     *         ],
+                     *         "total": 2,
+                     *         "page": 1,
+                     *         "limit": 20
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3118,7 +4720,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3143,6 +4748,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *           "status": "paid",
+                     *           "createdAt": "2026-11-22T12:23:05.247Z",
+                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "productTitle": "Steam key: Hades II",
+                     *           "quantity": 1,
+                     *           "amount": 600.33,
+                     *           "fieldValues": [
+                     *             {
+                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "label": "Email for delivery",
+                     *               "value": "buyer@example.com"
+                     *             }
+                     *           ],
+                     *           "assigneeType": "user",
+                     *           "deliveredValue": null,
+                     *           "deliveredValues": [],
+                     *           "takenAt": null,
+                     *           "deliveredAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3292,7 +4925,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3319,6 +4955,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *           "status": "processing",
+                     *           "createdAt": "2026-11-22T12:23:05.247Z",
+                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "productTitle": "Steam key: Hades II",
+                     *           "quantity": 1,
+                     *           "amount": 600.33,
+                     *           "fieldValues": [
+                     *             {
+                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "label": "Email for delivery",
+                     *               "value": "buyer@example.com"
+                     *             }
+                     *           ],
+                     *           "assigneeType": "api",
+                     *           "deliveredValue": null,
+                     *           "deliveredValues": [],
+                     *           "takenAt": "2026-11-22T12:23:05.316Z",
+                     *           "deliveredAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3543,7 +5207,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3551,6 +5218,11 @@ export interface operations {
         /** @description The issued value(s), each up to 10 000 characters, at most 100; `values` wins over `value`. An empty body attaches nothing. */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "AAAAA-BBBBB-CCCCC"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeliverInput"];
             };
         };
@@ -3575,6 +5247,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *           "status": "awaiting_confirmation",
+                     *           "createdAt": "2026-11-22T12:23:05.247Z",
+                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "productTitle": "Steam key: Hades II",
+                     *           "quantity": 1,
+                     *           "amount": 600.33,
+                     *           "fieldValues": [
+                     *             {
+                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "label": "Email for delivery",
+                     *               "value": "buyer@example.com"
+                     *             }
+                     *           ],
+                     *           "assigneeType": "api",
+                     *           "deliveredValue": "AAAAA-BBBBB-CCCCC",
+                     *           "deliveredValues": [
+                     *             "AAAAA-BBBBB-CCCCC"
+                     *           ],
+                     *           "takenAt": "2026-11-22T12:23:05.316Z",
+                     *           "deliveredAt": "2026-11-22T12:23:05.376Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3799,7 +5501,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 761e6291-78a6-4d53-923d-fba54a3c6dbd
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3807,6 +5512,11 @@ export interface operations {
         /** @description Optional reason (up to 1000 characters); `{}` or no body is fine. */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Out of stock for this region."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelInput"];
             };
         };
@@ -3831,6 +5541,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "761e6291-78a6-4d53-923d-fba54a3c6dbd",
+                     *           "status": "cancelled",
+                     *           "createdAt": "2026-11-22T12:23:05.285Z",
+                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "productTitle": "Steam key: Hades II",
+                     *           "quantity": 1,
+                     *           "amount": 600.33,
+                     *           "fieldValues": [
+                     *             {
+                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "label": "Email for delivery",
+                     *               "value": "buyer@example.com"
+                     *             }
+                     *           ],
+                     *           "assigneeType": "user",
+                     *           "deliveredValue": null,
+                     *           "deliveredValues": [],
+                     *           "takenAt": null,
+                     *           "deliveredAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4052,12 +5790,18 @@ export interface operations {
             query?: {
                 /** @description Return only messages created strictly after this time: pass the previous `nextCursor`. Omit to start from the first message. An RFC 3339 date-time with seconds 00–59, an offset within ±15:59 and a year 0001–9999. */
                 cursor?: string;
-                /** @description Messages per call (1–100, default 50). */
+                /**
+                 * @description Messages per call (1–100, default 50).
+                 * @example 20
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4082,6 +5826,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "messages": [
+                     *           {
+                     *             "id": "ed5ff47f-473e-4970-9861-016ddd6862a3",
+                     *             "senderRole": "buyer",
+                     *             "text": "Hi! Is the key region-free?",
+                     *             "createdAt": "2026-11-22T12:23:05.342Z"
+                     *           },
+                     *           {
+                     *             "id": "8f1606e4-b6cf-4809-9337-d675d69e9c4a",
+                     *             "senderRole": "seller",
+                     *             "text": "Yes, it activates worldwide. Your key is on its way.",
+                     *             "createdAt": "2026-11-22T12:23:05.359Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "2026-11-22T12:23:05.359Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4237,13 +6003,21 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Yes, it activates worldwide. Your key is on its way."
+                 *     }
+                 */
                 "application/json": components["schemas"]["MessageInput"];
             };
         };
@@ -4268,6 +6042,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "message": {
+                     *           "id": "8f1606e4-b6cf-4809-9337-d675d69e9c4a",
+                     *           "senderRole": "seller",
+                     *           "text": "Yes, it activates worldwide. Your key is on its way.",
+                     *           "createdAt": "2026-11-22T12:23:05.359Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4491,9 +6278,15 @@ export interface operations {
                 after?: string;
                 /** @description Comma-separated kinds to return (e.g. `order.paid,message.created`); absent: all. Events of other kinds are skipped and the cursor moves past them. */
                 types?: string;
-                /** @description At most this many events (1–100, default 50). */
+                /**
+                 * @description At most this many events (1–100, default 50).
+                 * @example 10
+                 */
                 limit?: number;
-                /** @description Seconds to hold the request when nothing is available yet (0–30, default 0): it is answered as soon as an event of the shop commits, or with `[]` when the time is up. */
+                /**
+                 * @description Seconds to hold the request when nothing is available yet (0–30, default 0): it is answered as soon as an event of the shop commits, or with `[]` when the time is up.
+                 * @example 0
+                 */
                 wait?: number;
             };
             header?: never;
@@ -4520,6 +6313,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "b46a9147-fcf4-41b8-8f29-80ec77359da6",
+                     *             "type": "order.paid",
+                     *             "createdAt": "2026-11-22T12:23:05.247Z",
+                     *             "data": {
+                     *               "order": {
+                     *                 "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *                 "status": "paid",
+                     *                 "createdAt": "2026-11-22T12:23:05.247Z",
+                     *                 "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *                 "productTitle": "Steam key: Hades II",
+                     *                 "quantity": 1,
+                     *                 "amount": 600.33,
+                     *                 "fieldValues": [
+                     *                   {
+                     *                     "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                     "label": "Email for delivery",
+                     *                     "value": "buyer@example.com"
+                     *                   }
+                     *                 ],
+                     *                 "assigneeType": "user",
+                     *                 "deliveredValue": null,
+                     *                 "deliveredValues": [],
+                     *                 "takenAt": null,
+                     *                 "deliveredAt": null
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "3059b7c5-731e-4572-9a2c-2664d07ece70",
+                     *             "type": "order.paid",
+                     *             "createdAt": "2026-11-22T12:23:05.285Z",
+                     *             "data": {
+                     *               "order": {
+                     *                 "id": "761e6291-78a6-4d53-923d-fba54a3c6dbd",
+                     *                 "status": "paid",
+                     *                 "createdAt": "2026-11-22T12:23:05.285Z",
+                     *                 "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *                 "productTitle": "Steam key: Hades II",
+                     *                 "quantity": 1,
+                     *                 "amount": 600.33,
+                     *                 "fieldValues": [
+                     *                   {
+                     *                     "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                     "label": "Email for delivery",
+                     *                     "value": "buyer@example.com"
+                     *                   }
+                     *                 ],
+                     *                 "assigneeType": "user",
+                     *                 "deliveredValue": null,
+                     *                 "deliveredValues": [],
+                     *                 "takenAt": null,
+                     *                 "deliveredAt": null
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": "v1_2_fad90d28"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4712,6 +6571,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "endpoints": [
+                     *           {
+                     *             "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "url": "https://bot.example.com/hooks",
+                     *             "eventTypes": [
+                     *               "order.paid",
+                     *               "message.created"
+                     *             ],
+                     *             "description": "fulfilment bot",
+                     *             "enabled": true,
+                     *             "disabledReason": null,
+                     *             "createdAt": "2026-11-22T12:23:05.227Z",
+                     *             "updatedAt": "2026-11-22T12:23:05.227Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4862,6 +6743,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://bot.example.com/hooks",
+                 *       "eventTypes": [
+                 *         "order.paid",
+                 *         "message.created"
+                 *       ],
+                 *       "description": "fulfilment bot"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEndpointInput"];
             };
         };
@@ -4884,6 +6775,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "url": "https://bot.example.com/hooks",
+                     *           "eventTypes": [
+                     *             "order.paid",
+                     *             "message.created"
+                     *           ],
+                     *           "description": "fulfilment bot",
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-22T12:23:05.227Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.227Z"
+                     *         },
+                     *         "secret": "whsec_nwMzCbCugXFnSg/O9E6saF9GeXmRC2o3BQl3dzETUNk="
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5053,7 +6965,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5078,6 +6993,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "url": "https://bot.example.com/hooks",
+                     *           "eventTypes": [
+                     *             "order.paid",
+                     *             "message.created"
+                     *           ],
+                     *           "description": "fulfilment bot",
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-22T12:23:05.227Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.227Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5224,7 +7159,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5249,6 +7187,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "url": "https://bot.example.com/hooks",
+                     *           "eventTypes": [
+                     *             "order.paid",
+                     *             "message.created"
+                     *           ],
+                     *           "description": "fulfilment bot (eu)",
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-22T12:23:05.227Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.241Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5395,7 +7353,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5403,6 +7364,11 @@ export interface operations {
         /** @description Only the properties sent change. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "fulfilment bot (eu)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEndpointPatch"];
             };
         };
@@ -5425,6 +7391,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "url": "https://bot.example.com/hooks",
+                     *           "eventTypes": [
+                     *             "order.paid",
+                     *             "message.created"
+                     *           ],
+                     *           "description": "fulfilment bot (eu)",
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-22T12:23:05.227Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.237Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5592,7 +7578,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5617,6 +7606,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "url": "https://bot.example.com/hooks",
+                     *           "eventTypes": [
+                     *             "order.paid",
+                     *             "message.created"
+                     *           ],
+                     *           "description": "fulfilment bot (eu)",
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-22T12:23:05.227Z",
+                     *           "updatedAt": "2026-11-22T12:23:05.241Z"
+                     *         },
+                     *         "secret": "whsec_orttlNY0H2iq465zoyjtw5sbUDwcbeGX3J0ZvzdrObo="
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5765,7 +7775,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5790,6 +7803,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "7dff9359-4720-46b8-998b-43fa7ffa27b1",
+                     *           "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "eventId": "6198fd97-e473-41be-9bd7-468e6b8c9812",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastAttemptAt": null,
+                     *           "nextAttemptAt": "2026-11-22T12:23:05.412Z",
+                     *           "lastStatusCode": null,
+                     *           "lastError": null,
+                     *           "createdAt": "2026-11-22T12:23:05.412Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -5936,14 +7969,20 @@ export interface operations {
             query?: {
                 /** @description Only deliveries in this status. */
                 status?: "pending" | "succeeded" | "failed";
-                /** @description Deliveries per page (1–100, default 20). */
+                /**
+                 * @description Deliveries per page (1–100, default 20).
+                 * @example 20
+                 */
                 limit?: number;
                 /** @description A `nextCursor` from the previous page: the older deliveries follow. */
                 after?: string;
             };
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
             };
             cookie?: never;
@@ -5968,6 +8007,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "7dff9359-4720-46b8-998b-43fa7ffa27b1",
+                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "eventId": "6198fd97-e473-41be-9bd7-468e6b8c9812",
+                     *             "eventType": "webhook.test",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-22T12:23:05.417Z",
+                     *             "nextAttemptAt": "2026-11-22T12:23:05.412Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": null,
+                     *             "createdAt": "2026-11-22T12:23:05.412Z"
+                     *           },
+                     *           {
+                     *             "id": "37f799c9-bd60-4c4a-b397-cec1c3ccd656",
+                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "eventId": "a50c4a5b-24ae-4be7-aad0-c817cb7ff3a8",
+                     *             "eventType": "message.created",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-22T12:23:05.362Z",
+                     *             "nextAttemptAt": "2026-11-22T12:23:10.247Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-22T12:23:05.358Z"
+                     *           },
+                     *           {
+                     *             "id": "9277a266-7c65-4bc9-8b65-425bb912a461",
+                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "eventId": "e9c03637-29f1-4f86-b59d-70b942eae168",
+                     *             "eventType": "message.created",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-22T12:23:05.345Z",
+                     *             "nextAttemptAt": "2026-11-22T12:23:10.316Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-22T12:23:05.341Z"
+                     *           },
+                     *           {
+                     *             "id": "5c0ddad7-3bad-414a-8da5-d7494b22c3a7",
+                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "eventId": "3059b7c5-731e-4572-9a2c-2664d07ece70",
+                     *             "eventType": "order.paid",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-22T12:23:05.288Z",
+                     *             "nextAttemptAt": "2026-11-22T12:23:10.298Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-22T12:23:05.285Z"
+                     *           },
+                     *           {
+                     *             "id": "67b4d500-b6d4-4282-aea0-9e8875730e86",
+                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "eventId": "b46a9147-fcf4-41b8-8f29-80ec77359da6",
+                     *             "eventType": "order.paid",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-22T12:23:05.261Z",
+                     *             "nextAttemptAt": "2026-11-22T12:23:10.759Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-22T12:23:05.247Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -6116,9 +8230,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 */
                 id: string;
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 7dff9359-4720-46b8-998b-43fa7ffa27b1
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -6143,6 +8263,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "7dff9359-4720-46b8-998b-43fa7ffa27b1",
+                     *           "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "eventId": "6198fd97-e473-41be-9bd7-468e6b8c9812",
+                     *           "eventType": "webhook.test",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "lastAttemptAt": "2026-11-22T12:23:05.417Z",
+                     *           "nextAttemptAt": "2026-11-22T12:23:05.432Z",
+                     *           "lastStatusCode": null,
+                     *           "lastError": null,
+                     *           "createdAt": "2026-11-22T12:23:05.412Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;

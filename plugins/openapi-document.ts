@@ -7,6 +7,15 @@
 import { STATUS_CODES } from 'node:http'
 import { codesByStatus, errorCodes, errorComponentName, operationCodes, type ErrorCode } from '../schemas/error-codes.js'
 import { imageContentTypes, UploadImageBody } from '../schemas/media.js'
+import recordedExamples from '../schemas/openapi-examples.json' with { type: 'json' }
+
+/** A real request and response of an operation, recorded by `npm run docs:examples`. */
+export interface OperationExample {
+  parameters: Record<string, string>
+  request?: unknown
+  response: { status: number, body?: unknown }
+}
+const examples = recordedExamples as Record<string, OperationExample>
 
 type Json = Record<string, unknown>
 interface Response { description?: string, content?: Record<string, { schema?: Json }>, headers?: Json }
@@ -128,6 +137,12 @@ function describeOperations (document: Document): Document {
       }
       const body = operation.requestBody
       if (body && Object.values(body.content ?? {}).every((media) => resolve(media.schema)?.nullable)) body.required = false
+      const example = examples[id]
+      for (const parameter of operation.parameters ?? []) {
+        if (example?.parameters[parameter.name] !== undefined) (parameter as Json).example = parameter.schema && (parameter.schema as Json).type === 'integer' ? Number(example.parameters[parameter.name]) : example.parameters[parameter.name]
+      }
+      const json = operation.requestBody?.content?.['application/json']
+      if (json && example?.request !== undefined) json.example = example.request
       if (id === 'uploadImage') {
         operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } } }
       }
@@ -149,6 +164,9 @@ function describeOperations (document: Document): Document {
           response.content = Object.fromEntries(imageContentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
         }
         if (status === 304) delete response.content
+        const example = examples[id]
+        const media = response.content?.['application/json']
+        if (example?.response.status === status && media && example.response.body !== undefined) media.example = example.response.body
         response.headers = { ...response.headers, ...headersFor(id, status, authenticated, idempotent) }
       }
     }

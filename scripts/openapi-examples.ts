@@ -1,0 +1,128 @@
+// `npm run docs:examples`: records a real request and response of every
+// operation, by running one shop's day against the service (embedded database,
+// a throw-away data directory), into schemas/openapi-examples.json. The
+// documents show them (plugins/openapi-document.ts) and
+// test/routes/openapi-examples.test.ts holds each to its operation's schemas.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../plugins/config.js'
+import type { OperationExample } from '../plugins/openapi-document.js'
+import { images, multipartBody } from '../test/fixtures/images.js'
+
+const token = 'openapi-examples-token-0123456789'
+const operator = { authorization: `Bearer ${token}` }
+const dataDir = mkdtempSync(join(tmpdir(), 'seller-api-examples-'))
+const config = loadConfig({}, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', INTERNAL_TOKEN: token, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, WEBHOOK_ALLOW_PRIVATE: true, WEBHOOK_ALLOW_HTTP: true })
+const app = await buildApp({ config })
+const documents = [app.swagger(), app.internalSwagger()] as unknown as Array<{ paths: Record<string, Record<string, { operationId: string }>> }>
+const examples: Record<string, OperationExample> = {}
+
+/** The operation `method url` is, by the documents' path templates. */
+function operationOf (method: string, url: string): { operationId: string, template: string } {
+  const path = new URL(url, 'http://x').pathname
+  for (const document of documents) {
+    for (const [template, operations] of Object.entries(document.paths)) {
+      const pattern = new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '$')
+      const operation = operations[method.toLowerCase()]
+      if (operation && pattern.test(path)) return { operationId: operation.operationId, template }
+    }
+  }
+  throw new Error(`no operation for ${method} ${url}`)
+}
+
+/** Sends a request and keeps it, with its answer, as its operation's example (the first success only). */
+async function call (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, options: { headers?: Record<string, string>, body?: unknown, raw?: { payload: Buffer, headers: Record<string, string> } } = {}) {
+  const res = await app.inject({
+    method,
+    url,
+    headers: { ...options.headers, ...options.raw?.headers },
+    ...(options.raw ? { payload: options.raw.payload } : options.body === undefined ? {} : { payload: options.body as object })
+  })
+  if (res.statusCode >= 300 && res.statusCode !== 304) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
+  const { operationId, template } = operationOf(method, url)
+  const isJson = String(res.headers['content-type'] ?? '').startsWith('application/json')
+  if (!examples[operationId]) {
+    const path = new URL(url, 'http://x')
+    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])
+    const values = path.pathname.match(new RegExp('^' + template.replace(/\{[^}]+\}/g, '([^/]+)') + '$'))!.slice(1)
+    examples[operationId] = {
+      parameters: { ...Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i])])), ...Object.fromEntries(path.searchParams) },
+      ...(options.body === undefined ? {} : { request: options.body }),
+      response: { status: res.statusCode, ...(isJson ? { body: res.json() } : {}) }
+    }
+  }
+  return isJson ? res.json().data : undefined
+}
+
+try {
+  await call('GET', '/healthz')
+  await call('GET', '/readyz')
+  const { shop } = await call('POST', '/internal/v1/shops', { headers: operator, body: { name: 'Pixel Keys' } })
+  const { secret, apiKey } = await call('POST', `/internal/v1/shops/${shop.id}/api-keys`, { headers: operator, body: { name: 'fulfilment bot' } })
+  const seller = { authorization: `Bearer ${secret}` }
+  await call('GET', `/internal/v1/shops/${shop.id}/api-keys`, { headers: operator })
+  const { rate: currencyRate } = await call('PUT', `/internal/v1/shops/${shop.id}/currency-rates/USD`, { headers: operator, body: { rate: 92.5 } })
+  await call('POST', '/internal/v1/categories', {
+    headers: operator,
+    body: { pathRu: 'Игры / Ключи Epic Games', pathEn: 'games/epic-games-keys', filters: [{ name: 'Region', type: 'buttons', affectsPrice: false, options: [{ label: 'Global' }, { label: 'Europe' }] }] }
+  })
+  const { categories } = await call('GET', '/v1/categories', { headers: seller })
+  await call('GET', '/v1/currency-rates', { headers: seller })
+  const media = await call('POST', '/v1/media', { headers: seller, raw: multipartBody([{ name: 'file', filename: 'cover.png', contentType: 'image/png', data: images.png }]) })
+  await call('GET', `/${media.filePath}`)
+  const input = {
+    categoryId: categories[0].id,
+    title: 'Steam key: Hades II',
+    description: 'Global activation key, delivered within minutes.',
+    isActive: true,
+    external: true,
+    currencyRateId: currencyRate.id,
+    price: 5.99,
+    imageId: media.id,
+    employeeReward: { type: 'percent', value: 5 },
+    fields: [
+      { type: 'text', label: 'Email for delivery', required: true, multiple: false, options: [] },
+      { type: 'select', label: 'Edition', required: false, multiple: false, options: [{ label: 'Standard', price: 0 }, { label: 'Deluxe', price: 2.5 }] }
+    ],
+    filters: []
+  }
+  const { product } = await call('POST', '/v1/products', { headers: { ...seller, 'idempotency-key': 'create-hades-2' }, body: input })
+  await call('GET', '/v1/products?page=1&limit=20', { headers: seller })
+  await call('GET', `/v1/products/${product.id}`, { headers: seller })
+  const { product: replaced } = await call('PUT', `/v1/products/${product.id}`, { headers: seller, body: { ...input, price: 6.49 } })
+  const { endpoint } = await call('POST', '/v1/webhook-endpoints', { headers: seller, body: { url: 'https://bot.example.com/hooks', eventTypes: ['order.paid', 'message.created'], description: 'fulfilment bot' } })
+  await call('GET', '/v1/webhook-endpoints', { headers: seller })
+  await call('GET', `/v1/webhook-endpoints/${endpoint.id}`, { headers: seller })
+  await call('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { headers: seller, body: { description: 'fulfilment bot (eu)' } })
+  await call('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { headers: seller })
+  const email = replaced.fields.find((f: { type: string }) => f.type === 'text')
+  const buy = () => call('POST', '/internal/v1/orders', { headers: operator, body: { productId: product.id, quantity: 1, fieldValues: [{ fieldId: email.id, value: 'buyer@example.com' }] } })
+  const { order } = await buy()
+  const { order: second } = await buy()
+  await call('GET', '/v1/events?limit=10&wait=0', { headers: seller })
+  await call('GET', '/v1/orders?status=paid&page=1&limit=20', { headers: seller })
+  await call('GET', `/v1/orders/${order.id}`, { headers: seller })
+  await call('POST', `/v1/orders/${order.id}/take`, { headers: { ...seller, 'idempotency-key': `take:${order.id}` } })
+  await call('POST', `/internal/v1/orders/${order.id}/messages`, { headers: operator, body: { text: 'Hi! Is the key region-free?' } })
+  await call('POST', `/v1/orders/${order.id}/messages`, { headers: { ...seller, 'idempotency-key': `answer:${order.id}` }, body: { text: 'Yes, it activates worldwide. Your key is on its way.' } })
+  await call('GET', `/v1/orders/${order.id}/messages?limit=20`, { headers: seller })
+  await call('POST', `/v1/orders/${order.id}/deliver`, { headers: { ...seller, 'idempotency-key': `deliver:${order.id}` }, body: { value: 'AAAAA-BBBBB-CCCCC' } })
+  await call('POST', `/internal/v1/orders/${order.id}/confirm`, { headers: operator })
+  await call('POST', `/v1/orders/${second.id}/cancel`, { headers: { ...seller, 'idempotency-key': `cancel:${second.id}` }, body: { reason: 'Out of stock for this region.' } })
+  await call('GET', `/internal/v1/shops/${shop.id}/ledger`, { headers: operator })
+  await call('POST', `/v1/webhook-endpoints/${endpoint.id}/test`, { headers: seller })
+  const { deliveries } = await call('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=20`, { headers: seller })
+  await call('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${deliveries[0].id}/retry`, { headers: seller })
+  await call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { headers: seller })
+  await call('POST', `/v1/products/${product.id}/archive`, { headers: seller, body: { archived: true } })
+  await call('POST', `/internal/v1/shops/${shop.id}/api-keys/${apiKey.id}/revoke`, { headers: operator })
+  const missing = documents.flatMap((d) => Object.values(d.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId))).filter((id) => !examples[id])
+  if (missing.length) throw new Error(`no example for ${missing.join(', ')}`)
+  writeFileSync('schemas/openapi-examples.json', JSON.stringify(examples, null, 2) + '\n')
+  console.log(`wrote schemas/openapi-examples.json: ${Object.keys(examples).length} operations`)
+} finally {
+  await app.close()
+  rmSync(dataDir, { recursive: true, force: true })
+}
