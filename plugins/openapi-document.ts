@@ -18,12 +18,12 @@ export interface OperationExample {
 const examples = recordedExamples as Record<string, OperationExample>
 
 type Json = Record<string, unknown>
-interface Response { description?: string, content?: Record<string, { schema?: Json }>, headers?: Json }
+interface Response { description?: string, content?: Record<string, { schema?: Json, example?: unknown }>, headers?: Json }
 interface Operation {
   operationId?: string
   security?: unknown[]
   parameters?: Array<{ in: string, name: string, required?: boolean, schema?: { default?: unknown } }>
-  requestBody?: { required?: boolean, content?: Record<string, { schema?: Json }> }
+  requestBody?: { required?: boolean, content?: Record<string, { schema?: Json, example?: unknown }> }
   responses?: Record<string, Response>
 }
 export interface Document {
