@@ -22,7 +22,7 @@ interface Response { description?: string, content?: Record<string, { schema?: J
 interface Operation {
   operationId?: string
   security?: unknown[]
-  parameters?: Array<{ in: string, name: string, required?: boolean, schema?: { default?: unknown } }>
+  parameters?: Array<{ in: string, name: string, required?: boolean, schema?: { default?: unknown }, example?: unknown }>
   requestBody?: { required?: boolean, content?: Record<string, { schema?: Json, example?: unknown }> }
   responses?: Record<string, Response>
 }
@@ -121,54 +121,62 @@ const everyStatuses = [500, 503]
 const authenticatedStatuses = [401, 429]
 const bodyStatuses = [400, 413]
 
-/** Per operation: descriptions, error enums, headers, security, the non-JSON bodies. */
+/** An operation's inputs: optional parameters and bodies, the examples, the multipart upload. */
+function describeInputs (operation: Operation, example: OperationExample | undefined, resolve: (schema: Json | undefined) => Json | undefined) {
+  for (const parameter of operation.parameters ?? []) {
+    // A query parameter with a default need not be sent.
+    if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+    const value = example?.parameters[parameter.name]
+    if (value !== undefined) parameter.example = (parameter.schema as Json | undefined)?.type === 'integer' ? Number(value) : value
+  }
+  const body = operation.requestBody
+  if (body && Object.values(body.content ?? {}).every((media) => resolve(media.schema)?.nullable)) body.required = false
+  const json = body?.content?.['application/json']
+  if (json && example?.request !== undefined) json.example = example.request
+  if (operation.operationId === 'uploadImage') {
+    operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } } }
+  }
+}
+
+/** An operation's responses: every status it can give, its error codes, headers, the example, the image bodies. */
+function describeResponses (operation: Operation, example: OperationExample | undefined) {
+  const id = operation.operationId ?? ''
+  const authenticated = (operation.security ?? []).length > 0
+  const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key')
+  const responses = operation.responses ??= {}
+  for (const status of everyStatuses) responses[status] ??= {}
+  if (authenticated) for (const status of authenticatedStatuses) responses[status] ??= {}
+  if (operation.requestBody) for (const status of bodyStatuses) responses[status] ??= {}
+  for (const [statusText, response] of Object.entries(responses)) {
+    const status = Number(statusText)
+    if (status >= 400) {
+      const codes = operationCodes[id]?.[status] ?? codesByStatus[status]
+      if (!codes) throw new Error(`${id}: no error codes known for status ${status} (schemas/error-codes.ts)`)
+      response.content = { 'application/json': { schema: errorSchema(codes) } }
+      response.description = codes.map((code) => `\`${code}\`: ${errorCodes[code]}`).join(' ')
+    } else if (!response.description || response.description === 'Default Response') {
+      response.description = STATUS_CODES[status] ?? 'Success'
+    }
+    if (id === 'getMediaFile' && status === 200) {
+      response.content = Object.fromEntries(imageContentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+    }
+    if (status === 304) delete response.content
+    const media = response.content?.['application/json']
+    if (example?.response.status === status && media && example.response.body !== undefined) media.example = example.response.body
+    response.headers = { ...response.headers, ...headersFor(id, status, authenticated, idempotent) }
+  }
+}
+
+/** Per operation: security, inputs and responses. */
 function describeOperations (document: Document): Document {
   const resolve = (schema: Json | undefined) =>
     typeof schema?.$ref === 'string' ? document.components?.schemas?.[schema.$ref.split('/').pop()!] : schema
   for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
-      const id = operation.operationId ?? ''
-      const authenticated = (operation.security ?? []).length > 0
-      if (!authenticated) operation.security = []
-      const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key')
-      for (const parameter of operation.parameters ?? []) {
-        // A query parameter with a default need not be sent.
-        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
-      }
-      const body = operation.requestBody
-      if (body && Object.values(body.content ?? {}).every((media) => resolve(media.schema)?.nullable)) body.required = false
-      const example = examples[id]
-      for (const parameter of operation.parameters ?? []) {
-        if (example?.parameters[parameter.name] !== undefined) (parameter as Json).example = parameter.schema && (parameter.schema as Json).type === 'integer' ? Number(example.parameters[parameter.name]) : example.parameters[parameter.name]
-      }
-      const json = operation.requestBody?.content?.['application/json']
-      if (json && example?.request !== undefined) json.example = example.request
-      if (id === 'uploadImage') {
-        operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } } }
-      }
-      const responses = operation.responses ??= {}
-      for (const status of everyStatuses) responses[status] ??= {}
-      if (authenticated) for (const status of authenticatedStatuses) responses[status] ??= {}
-      if (operation.requestBody) for (const status of bodyStatuses) responses[status] ??= {}
-      for (const [statusText, response] of Object.entries(responses)) {
-        const status = Number(statusText)
-        if (status >= 400) {
-          const codes = operationCodes[id]?.[status] ?? codesByStatus[status]
-          if (!codes) throw new Error(`${id}: no error codes known for status ${status} (schemas/error-codes.ts)`)
-          response.content = { 'application/json': { schema: errorSchema(codes) } }
-          response.description = codes.map((code) => `\`${code}\`: ${errorCodes[code]}`).join(' ')
-        } else if (!response.description || response.description === 'Default Response') {
-          response.description = STATUS_CODES[status] ?? 'Success'
-        }
-        if (id === 'getMediaFile' && status === 200) {
-          response.content = Object.fromEntries(imageContentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
-        }
-        if (status === 304) delete response.content
-        const example = examples[id]
-        const media = response.content?.['application/json']
-        if (example?.response.status === status && media && example.response.body !== undefined) media.example = example.response.body
-        response.headers = { ...response.headers, ...headersFor(id, status, authenticated, idempotent) }
-      }
+      if ((operation.security ?? []).length === 0) operation.security = []
+      const example = examples[operation.operationId ?? '']
+      describeInputs(operation, example, resolve)
+      describeResponses(operation, example)
     }
   }
   return document
