@@ -75,7 +75,8 @@ function walk (node: unknown, visit: (schema: Json) => Json): unknown {
 
 /**
  * JSON Schema forms that OpenAPI 3.0 spells differently: a numeric
- * `exclusiveMinimum`, the `x-decimals` money rule (as `multipleOf`), a type
+ * `exclusiveMinimum`, the `x-decimals` money rule (as `multipleOf`), the
+ * `x-trimmed-length` rule (as the equivalent `pattern`), a type
  * array with null (as `nullable`); and `x-component` schemas moved to
  * components and referenced.
  */
@@ -89,6 +90,12 @@ function normalizeSchemas (document: Document): Document {
     if (typeof schema['x-decimals'] === 'number') {
       schema.multipleOf = Number(`1e-${schema['x-decimals']}`)
       delete schema['x-decimals']
+    }
+    const trimmed = schema['x-trimmed-length']
+    if (Array.isArray(trimmed)) {
+      // 1–max characters after trimming: a non-space first and last, at most max - 2 between.
+      schema.pattern = `^\\s*\\S(?:[\\s\\S]{0,${trimmed[1] - 2}}\\S)?\\s*$`
+      delete schema['x-trimmed-length']
     }
     const name = schema['x-component']
     if (typeof name !== 'string') return schema

@@ -36,6 +36,15 @@ function createAjv (options: Options): Ajv {
     return false
   }
   ajv.addKeyword({ keyword: 'x-decimals', type: 'number', schemaType: 'number', errors: true, validate: validateDecimals })
+  // `x-trimmed-length: [min, max]`: the length once surrounding whitespace is trimmed, in code points
+  // (a title, a message); the OpenAPI document states it as a pattern (plugins/openapi-document.ts).
+  const validateTrimmedLength: SchemaValidateFunction = function (bounds: [number, number], text: string) {
+    const length = [...text.trim()].length
+    if (length >= bounds[0] && length <= bounds[1]) return true
+    validateTrimmedLength.errors = [{ keyword: 'x-trimmed-length', message: `must be ${bounds[0]}–${bounds[1]} characters after trimming surrounding whitespace`, params: { min: bounds[0], max: bounds[1] } }]
+    return false
+  }
+  ajv.addKeyword({ keyword: 'x-trimmed-length', type: 'string', schemaType: 'array', errors: true, validate: validateTrimmedLength })
   // Names a schema's OpenAPI component (plugins/openapi-document.ts); no rule to check.
   ajv.addKeyword({ keyword: 'x-component', schemaType: 'string' })
   return ajv

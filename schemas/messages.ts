@@ -33,10 +33,10 @@ export const MessageList = Type.Object({
 export const MAX_MESSAGE_LENGTH = 4000
 
 export const MessageBody = Type.Object({
-  // Exactly the rule: 1–4000 characters once surrounding whitespace is trimmed (raw length capped at twice that).
+  // The rule itself: 1–4000 characters once surrounding whitespace is trimmed (the raw length capped at twice that).
   text: Type.String({
     maxLength: 2 * MAX_MESSAGE_LENGTH,
-    pattern: `^\\s*\\S(?:[\\s\\S]{0,${MAX_MESSAGE_LENGTH - 2}}\\S)?\\s*$`,
+    'x-trimmed-length': [1, MAX_MESSAGE_LENGTH],
     description: `1–${MAX_MESSAGE_LENGTH} characters after trimming surrounding whitespace (which is dropped).`
   })
 }, { 'x-component': 'MessageInput' })

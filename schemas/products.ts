@@ -50,8 +50,8 @@ export const ProductInputSchema = Type.Object({
   categoryId: Type.String({ maxLength: 100, description: 'A leaf category id from GET /v1/categories.' }),
   title: Type.String({
     maxLength: 1000,
-    // Exactly the rule: 1–200 characters once surrounding whitespace is trimmed (raw length capped at 1000).
-    pattern: `^\\s*\\S(?:[\\s\\S]{0,${TITLE_MAX - 2}}\\S)?\\s*$`,
+    // The rule itself: 1–200 characters once surrounding whitespace is trimmed (the raw length capped at 1000).
+    'x-trimmed-length': [1, TITLE_MAX],
     description: `1–${TITLE_MAX} characters after trimming surrounding whitespace (stored trimmed).`
   }),
   description: Type.String({ maxLength: 20_000 }),

@@ -69,6 +69,7 @@ t.test('posting: roles, trimming, length rules', async (t) => {
     const res = await post(app, shop, order.id, payload)
     t.equal(res.statusCode, 400, name)
     t.equal(res.json().error.code, 'VALIDATION_ERROR', name)
+    if (/whitespace|4001/.test(name)) t.match(res.json().error.message, 'body.text must be 1–4000 characters after trimming surrounding whitespace', `${name}: the rule in words`)
     const asBuyer = await app.inject({ method: 'POST', url: `/internal/v1/orders/${order.id}/messages`, headers: internalHeaders, payload: payload as object })
     t.equal(asBuyer.statusCode, 400, `${name} (buyer)`)
   }
