@@ -1340,7 +1340,7 @@ export interface operations {
             path: {
                 /**
                  * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
-                 * @example 884f51e3-4882-4ab8-8f37-0e68e451e0c2.png
+                 * @example da417fd9-7589-43ee-a33b-e7819ad39ca4.png
                  */
                 file: string;
             };
@@ -1468,25 +1468,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *             "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *             "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *             "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *             "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "311984f1-e725-42f4-8950-773fc9a47f9b",
+                     *                 "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -1501,19 +1501,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "d4396c69-a91f-4b64-bb32-448c7527563c",
+                     *                 "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d30a2050-1850-4449-8024-be014b246c40",
+                     *                     "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "aaf83dcf-dc97-4693-898a-2ad9dd65b741",
+                     *                     "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -1528,8 +1528,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-22T12:23:05.143Z",
-                     *             "updatedAt": "2026-11-22T12:23:05.143Z"
+                     *             "createdAt": "2026-11-22T12:55:06.344Z",
+                     *             "updatedAt": "2026-11-22T12:55:06.344Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -1698,14 +1698,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                 *       "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                 *       "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                  *       "price": 5.99,
-                 *       "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                 *       "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -1767,25 +1767,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "311984f1-e725-42f4-8950-773fc9a47f9b",
+                     *               "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -1800,19 +1800,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "d4396c69-a91f-4b64-bb32-448c7527563c",
+                     *               "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "d30a2050-1850-4449-8024-be014b246c40",
+                     *                   "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "aaf83dcf-dc97-4693-898a-2ad9dd65b741",
+                     *                   "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -1827,8 +1827,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:23:05.143Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.143Z"
+                     *           "createdAt": "2026-11-22T12:55:06.344Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.344Z"
                      *         }
                      *       }
                      *     }
@@ -2056,7 +2056,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example ebe5f039-074d-44c6-971e-7fa70c5523f6
+                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
                  */
                 id: string;
             };
@@ -2087,25 +2087,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "311984f1-e725-42f4-8950-773fc9a47f9b",
+                     *               "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2120,19 +2120,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "d4396c69-a91f-4b64-bb32-448c7527563c",
+                     *               "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "d30a2050-1850-4449-8024-be014b246c40",
+                     *                   "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "aaf83dcf-dc97-4693-898a-2ad9dd65b741",
+                     *                   "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2147,8 +2147,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:23:05.143Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.143Z"
+                     *           "createdAt": "2026-11-22T12:55:06.344Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.344Z"
                      *         }
                      *       }
                      *     }
@@ -2301,7 +2301,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example ebe5f039-074d-44c6-971e-7fa70c5523f6
+                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
                  */
                 id: string;
             };
@@ -2311,14 +2311,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                 *       "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                 *       "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                  *       "price": 6.49,
-                 *       "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
+                 *       "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2378,25 +2378,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "id": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2411,19 +2411,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "9bcc608f-e29f-4604-a7b1-1c5bd9921c5c",
+                     *               "id": "95da8ec9-ff31-4594-96e7-a29d13a6a4b6",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "ced9f59a-7e5b-4590-86f3-47aa9ca229d8",
+                     *                   "id": "e4caccaf-90a2-46ee-a916-921e1d3d0c9f",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "fbcbe7ff-778a-4983-a86d-4c8e186c0a25",
+                     *                   "id": "40aef0c9-99f8-423f-a7b6-048465203dad",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2438,8 +2438,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:23:05.143Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.209Z"
+                     *           "createdAt": "2026-11-22T12:55:06.344Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.420Z"
                      *         }
                      *       }
                      *     }
@@ -2613,7 +2613,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example ebe5f039-074d-44c6-971e-7fa70c5523f6
+                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
                  */
                 id: string;
             };
@@ -2653,25 +2653,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png",
+                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "id": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2686,19 +2686,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "9bcc608f-e29f-4604-a7b1-1c5bd9921c5c",
+                     *               "id": "95da8ec9-ff31-4594-96e7-a29d13a6a4b6",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "ced9f59a-7e5b-4590-86f3-47aa9ca229d8",
+                     *                   "id": "e4caccaf-90a2-46ee-a916-921e1d3d0c9f",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "fbcbe7ff-778a-4983-a86d-4c8e186c0a25",
+                     *                   "id": "40aef0c9-99f8-423f-a7b6-048465203dad",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2713,8 +2713,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:23:05.143Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.441Z"
+                     *           "createdAt": "2026-11-22T12:55:06.344Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.678Z"
                      *         }
                      *       }
                      *     }
@@ -2914,30 +2914,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "d6ef65cd-1515-4edd-a8c8-ceffd96a62de",
+                     *             "id": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "a2c3174b-000b-4c78-bd09-8eb2ca8214e9",
+                     *                 "id": "2335aec2-b9c0-4526-a11c-b746d9138039",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4f1ea2bf-2e27-4546-8dc9-870915eddab5",
+                     *                     "id": "a4ae3c4f-ddfb-4556-98f9-50b88b2f2896",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "a63095b5-4084-4df0-8e96-ef6e3c2a814f",
+                     *                     "id": "057030a8-ef3c-43a8-aa51-e2d60c2e2882",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "3132deea-1f29-49fb-80ee-b28b187b216c",
+                     *                     "id": "28a6cf01-3dd7-4e5f-8ac1-931a2afb6cf6",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "fd7024bc-b16e-4572-aa4f-b9297f1376f7",
+                     *                     "id": "c8760a19-4535-4eff-b9b0-9f9957eeb8e4",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -2945,30 +2945,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "6e76ed2c-3e49-4451-8654-75a3726297a8",
+                     *             "id": "c434e992-93c2-4ca4-8bb3-0c74754de3ed",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "0ed22790-0509-4024-805f-1cd27aef1af3",
+                     *                 "id": "02f56384-ff55-4ab2-8cbc-0bf8a3eb249a",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "036daee7-039a-431a-8250-d2c0c4d45f5b",
+                     *                     "id": "fdb49baf-2c15-4edd-a13d-21a41e0f2cab",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "21d86a8f-ceb4-4dcc-9dcc-1f06c35603ea",
+                     *                     "id": "e8f74c69-f659-4cbf-9f93-2b0321e1878c",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "1216f08f-d2ec-4994-9f97-c2f2f9f960af",
+                     *                     "id": "3e2a164d-69e4-4962-9bfb-0ebb46a5e599",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "2cb323b7-5e21-44f3-8004-364b82cd706b",
+                     *                     "id": "fa77b372-17cc-4a82-ac96-a12db7b41584",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -2976,30 +2976,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "85f64bbe-b3b9-45a2-968a-4ee1d3816fb2",
+                     *             "id": "0dcea4c4-4419-492a-bfe7-a674714772f8",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "079e624c-c09a-47b8-b975-caf58765ad95",
+                     *                 "id": "7f2a4127-4fa1-4563-9780-15f19ceab8c5",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2497c0c8-efac-4a9a-9dcb-974a1b444aef",
+                     *                     "id": "8a45541f-8691-40db-8423-868b3df3f3b3",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "235268f4-4100-4852-859f-9052ae7e58ca",
+                     *                     "id": "c2564389-56a7-4b9f-9ba8-af511978f31b",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "429323ae-f07f-43df-b5f4-e5bc7e7555b9",
+                     *                     "id": "92b57a33-756f-4e71-84f2-58e0434b231a",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "4c0681ce-79f8-4e64-8739-6aab8b5281aa",
+                     *                     "id": "63138962-3fb9-41a9-9ecf-fb7bd6c2f63e",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -3007,36 +3007,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a561c128-38e6-4d18-83e6-490ba4493bbc",
+                     *             "id": "7a41d575-b864-45c5-820f-ae447feec18a",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "f8f9f491-6502-4558-a666-d8fed35f9a35",
+                     *             "id": "d90b154d-ec30-45b0-a48b-412dcf018cbe",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "b49b9db2-3445-4051-9955-5659bac403ae",
+                     *                 "id": "ff2b7f8b-8bad-4088-9370-bcab1780503f",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b63ae119-c545-4d69-aff8-cd8ec2c5c87a",
+                     *                     "id": "19095f1b-0194-413e-87e6-69eb73036b09",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "d0b2a422-1555-423e-866b-5f78ae6e3867",
+                     *                     "id": "1758f217-66db-4f62-8223-fcdb156fd37f",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "85fdaa3a-b691-4ad9-bf9b-a43dcacba5aa",
+                     *                     "id": "61f4dd78-ac1b-4417-9d19-25db67f3d65d",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "bc2fe776-c94e-4a59-8b5f-959f82fff19c",
+                     *                     "id": "08582b5e-00d2-45b5-bec0-15c3bae06cac",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -3044,50 +3044,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "b67c1ab1-5bd7-4fa8-8289-6436860f5a36",
+                     *             "id": "e27a2fe0-8f41-4534-9206-fe28c12a31af",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "1e52f5b0-c83a-4b4a-9749-14eb2d091785",
+                     *             "id": "99d237d6-3197-4cec-9b83-7bf6dca578d8",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "97baf8df-0cdc-4e9a-a695-4eda6894864f",
+                     *             "id": "e868a314-b05a-4651-bd7b-1a5fa6fc55d7",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "0c8e7315-0931-4233-acae-205ef88a34c6",
+                     *                 "id": "9e597dde-af48-4d01-b293-88525273427a",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8bfac548-c3d1-4cec-83c9-30ae1172c95c",
+                     *                     "id": "2d86be43-fc8e-4ef6-9b42-0268b4b86305",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "a48d2c66-9116-4625-9bc4-b9845c914a59",
+                     *                     "id": "4e0b3768-e3ca-4b63-b12a-13434e096e01",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "a6aa0f58-f60c-4e91-a435-bd42de6dee2b",
+                     *                 "id": "3c257c0b-51c3-4790-8cc8-931cabb74340",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "13f9eed3-786a-4c8a-b435-127ea7c89080",
+                     *                     "id": "e9ff68da-3e33-47d2-b351-d26941df7a25",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e23e64d3-22f0-4aa1-a279-97e4b9baa4b5",
+                     *                     "id": "83ec6048-3bae-49ac-a62f-1b58beefd6fb",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -3095,34 +3095,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "67fb5a68-1613-4f0b-9a46-11c86b4666ee",
+                     *             "id": "e87df3f1-14f2-4268-abd9-64a2fa0e722c",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "1ddf7a58-0484-4249-8880-cb40eda8ebb9",
+                     *                 "id": "4e2fa22f-83a4-41c3-84de-e9bedffb6d48",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "12d3d82f-bcd9-471e-80c0-4564a31cc02e",
+                     *                     "id": "e268fd4c-775f-423b-8a85-1fa3ddec35ab",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "40e82f57-3428-4e76-9b10-31cbd81f5e3e",
+                     *                     "id": "a60c7d46-cee3-4477-9af8-9443488efe2b",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "2678010a-c0a7-4694-a6ea-de879024b025",
+                     *                     "id": "17c4cea8-f482-421e-8a6a-cc4f43320958",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "9cb1c04e-0706-4098-b192-c6a0ff750e6c",
+                     *                     "id": "6d777236-fe1f-4ee4-a980-9bcd241f3d82",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "15b0c1e4-0a18-48c0-9178-4dd437f5572f",
+                     *                     "id": "44ecb714-827c-4460-acb3-585731f4444c",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3130,58 +3130,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "aaaef13a-3f6d-4ece-a892-677736df762a",
+                     *             "id": "f1596481-c792-4ac9-b662-0288f8925a02",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "355e705f-ab74-4820-9a8e-7aa070c0b115",
+                     *                 "id": "6360b971-d317-4abb-b84c-c53af588b3f8",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "86037d57-0cca-47a9-89ad-fa65640ed57f",
+                     *                     "id": "115ac4a8-00d6-4598-ba86-9b4607b0ff4e",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "24a1ccbd-0736-44dd-a0eb-650def87d4f5",
+                     *                     "id": "dcb1e073-eec6-4625-a337-0c91c2e7b083",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "82989055-392f-41d0-a193-bb1741304978",
+                     *                     "id": "4278bcab-32e9-43ea-94c5-83c19e24cbed",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "902b2100-fa6a-4104-882b-11b3f3780490",
+                     *                     "id": "72b0e740-9eb8-4abc-81af-c7b510ccb4b2",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "f13f3bb5-3acc-45e2-a134-079feda23482",
+                     *                 "id": "d85008c4-c054-4705-a19b-956366eac2f5",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "dacb17dd-865c-496d-be3e-4f4ddf3919d6",
+                     *                     "id": "c94f2e68-ac44-4484-9d63-f3d532e79e8c",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "4cc1c92a-1fd6-45da-a019-f12122c04c15",
+                     *                     "id": "8190fbb1-8998-4765-822d-ab50fbb3382f",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "828c4b62-999b-4035-8d61-5e02beb90832",
+                     *                     "id": "e879b0bc-7e2a-4b8e-8f68-68dd2d52ea05",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b4c7be3b-4570-40b2-967b-324348351757",
+                     *                     "id": "294cfcf8-6700-4a08-bef5-89da59ab0793",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "10cb7e14-77f4-4c1b-b630-77c03ed761da",
+                     *                     "id": "4afe633e-52df-4105-9567-dc6069d3abca",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3189,28 +3189,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ed89cdbe-1c78-4a68-8da8-aa05c189d477",
+                     *             "id": "ce6f3fba-5d99-4b60-8dec-7f0dfcd62fcd",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "53650900-4320-4ca6-b10e-ac1364627ab6",
+                     *             "id": "1aad9b9e-e566-4d15-87dc-85a163fb5d9e",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "d6f30262-1c8d-47df-9905-00cd4bfb5a12",
+                     *                 "id": "c22e0122-57ae-4204-aba2-a7ba3016c0e9",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "eabc9607-7c00-4a57-a7d6-fd212f4e0d77",
+                     *                     "id": "6bcca672-cb02-43fc-9d21-3bd15709257b",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "9ccfcabc-ffcb-4c9b-a412-8e6ee7a41a01",
+                     *                     "id": "7b03270e-979e-48b4-9936-ccc55928eb69",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -3218,34 +3218,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3b8d6cbc-f57a-4d99-ba26-44ae5637df87",
+                     *             "id": "cef90012-5254-40ed-9938-588277ebf890",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "cdc2a765-3738-4a5d-adbc-d78e18ed46c8",
+                     *                 "id": "25ead194-81cc-461d-8b9c-8165c4dd57b9",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0a3b06bd-5a90-4d62-a9c0-b1d620b53152",
+                     *                     "id": "f7f83a6b-5d4c-4969-a821-67c44d374e77",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "060a3849-73b6-4b00-bf4f-8a2e5b2fc2ca",
+                     *                     "id": "2493a397-93ce-495a-968e-00bfc7fc317e",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "abc8c705-3d38-4b13-90fc-08f70dfddde9",
+                     *                     "id": "a87804a0-f39e-48d6-973e-559749c8906b",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b7f048b1-43bc-435e-a114-7cc0aa12fbbb",
+                     *                     "id": "8a665dc2-c168-457e-8b7c-5fe0b45011dc",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "83990b6b-2bff-4194-8444-924ef240dff8",
+                     *                     "id": "21d13a64-81b9-4ccd-aa58-8ffcf2995967",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3253,34 +3253,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "79a1ac76-9429-4365-b606-ba2f8ed461d0",
+                     *             "id": "ce387843-8688-4472-a805-c98c22634150",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "9573779e-dae3-42d5-9505-f4a01c60495f",
+                     *                 "id": "165ea3d9-2ed0-4b9a-a668-854fc1a65161",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "87021580-bdb7-4943-a5e7-f598d6b7a0aa",
+                     *                     "id": "041159da-c121-435f-8ea9-b15d0a0895d0",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "bec15dec-1741-4230-8dbd-7443cf4e7b63",
+                     *                     "id": "d9992354-b8b6-48d9-aec1-1574b4908ee7",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "dfcef98c-214c-43fd-b9da-d3c7f516ea71",
+                     *                     "id": "e21954ee-41f5-44d5-9d3a-2bfb06d0d2e2",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "4aaac23d-64a3-4b59-9c73-14b493813095",
+                     *                     "id": "b99c943c-c457-41cc-8fba-6ebe8a72b784",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "79cc9cc5-ea12-44bd-bf9c-20165e93097a",
+                     *                     "id": "c00f8b15-871d-4e89-8429-b538ca0f0ea7",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3288,34 +3288,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e28ea687-e247-4fff-8529-f9fc54e35215",
+                     *             "id": "cb14a3f2-eece-4e4d-b46c-fc237969eb16",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "17a5a62e-6803-42fd-9da0-1f6159e26eff",
+                     *                 "id": "a3fed534-00a1-4732-b025-5947a3737aea",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "51a0bdbe-0c70-4674-88db-62417bf476e9",
+                     *                     "id": "9197dcbc-686f-4e61-bd9a-57c82a4ecafa",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "44b6b2df-ea52-4b12-8d7d-45752a98b699",
+                     *                     "id": "4608d936-18e5-46bb-87b7-afa3f6112488",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "9dab665f-1af0-4221-9e9f-29d4c763fdee",
+                     *                     "id": "3527a4d7-b960-4e24-92b6-ddcec83a9a0e",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "1dc0c3dc-649d-44d5-943f-6e1bd8af6f8a",
+                     *                     "id": "6e481755-9219-4468-9db7-c6da439bce11",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "057887b7-8962-4889-bc35-a81630786115",
+                     *                     "id": "fa5ef934-18cf-41af-b81a-5729cf829e00",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3323,34 +3323,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "b1578d51-4fdd-4e49-b365-cb66ba760741",
+                     *             "id": "022406a2-4082-46ce-aae3-d4251cebfdd8",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "71e64ec9-c378-44cd-9ead-09e382afcacf",
+                     *                 "id": "2c115d76-245f-4d4a-b233-298c3ea623ca",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "fa5085c0-75bb-4152-9ab8-cc2a5c39c8fc",
+                     *                     "id": "117b7f82-5293-45d2-9a00-f71a54c3cac9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "9865434a-2d6a-4ca0-ab21-70bfd020a793",
+                     *                     "id": "0a8f2095-be8f-4696-b4d1-ac0d833342c8",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "9b8ee4eb-f8ac-4996-8e43-0671ebd1b7b1",
+                     *                     "id": "eec1e9a6-cea7-4556-a70e-fb9956a792cd",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "88ddd90c-e62e-4cd9-8b37-72e295c09816",
+                     *                     "id": "60183988-3a51-49f2-a096-fe119cfc2368",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "8839b8fd-00e7-4655-942c-0bbef6e11f84",
+                     *                     "id": "ddb822af-5a1c-41a5-a85c-cfbdc188bb0c",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3358,34 +3358,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e5cd29e2-7be7-43b5-90b8-b5798cf16852",
+                     *             "id": "2b0405f2-a05c-483f-900d-ff78f63cf3c9",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "f4b26b59-2986-4403-833d-3de2b196d330",
+                     *                 "id": "2fb4d187-cbcb-463c-a957-48294fe792e9",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "50fcac4f-6703-4317-a4f5-1c0ebb458f25",
+                     *                     "id": "2229da7c-d86e-4757-a9d4-581af57ef477",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "d948d910-fb2b-4384-91ee-afd5e1afe2ae",
+                     *                     "id": "700a26bd-0dcc-4453-895d-0f448ef80200",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "c73dbd53-02ce-4cda-8d84-9183680e5d07",
+                     *                     "id": "767052de-cdd5-4939-8cbb-cb68173d9d19",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "a8e5feee-ec30-497d-8234-f7b6d1e712d1",
+                     *                     "id": "e8ddb7eb-67b4-4031-9153-912b6014330a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "a08c8686-2b11-48fe-b850-23e2f8c255a8",
+                     *                     "id": "22eecab5-595a-40e2-a3d7-6398595af954",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3393,34 +3393,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3be1612e-a546-45ee-a93a-b175ce2b9c5c",
+                     *             "id": "3754a385-b8c9-4782-952d-3eff63b2346f",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "c0c06a86-4893-43af-8e2c-19efaf00866a",
+                     *                 "id": "24699801-d3fd-4b1b-8caa-8b5f3443aa54",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b2287c91-4de4-44c3-8173-50ed9bf01829",
+                     *                     "id": "5976137e-c947-49bf-a89e-7d5b963dfa08",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "564bac86-4f20-480d-b1da-28823569727b",
+                     *                     "id": "808f3ff2-8158-4db8-a548-2661edde6340",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "2f1eaf67-fed9-4171-b132-a801eb859c91",
+                     *                     "id": "484515c2-f74c-466c-9405-e037546857d5",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "ba43d018-b1c4-4388-8ea5-0954fa6edb0b",
+                     *                     "id": "0d46fa01-f604-4787-9ef8-9593071ec4b7",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "c8c4cbbf-59fd-41a1-be93-1dc08fc63a4c",
+                     *                     "id": "2e06688e-ea96-43c8-b006-6a6a2a50a8ed",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3428,34 +3428,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "b7ef7a95-6864-4872-99a0-4757d250ecac",
+                     *             "id": "1e0649bc-af66-4ba7-bf43-68331699b9de",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "70ef1e05-06f2-4703-8012-51aadab0ef5a",
+                     *                 "id": "5e78b377-8c72-4ee6-a52e-6738e05cd15c",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e8e21f08-ed27-4d31-87bf-1ffc46652195",
+                     *                     "id": "e2182104-f226-42db-a785-64e4a703bc21",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "7c6f1909-76d3-49e5-a724-d071f5b87b7e",
+                     *                     "id": "9c2d359b-1be2-4249-a74e-d2924a945165",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "291038e9-edfb-4867-b42c-09c4c3524b86",
+                     *                     "id": "e41b55cc-529a-46c2-92df-ccc3227e106a",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "79bab5ee-ac2f-4e3b-9c19-adbe4bec7454",
+                     *                     "id": "d16b763a-2103-4518-8690-15b852b2c57c",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "ac6a79ee-cb0a-4d05-a1c2-dc42d300856b",
+                     *                     "id": "e9511c33-dbac-4362-ac98-0df2fbddd395",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3463,34 +3463,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "88d47a67-47c0-4456-bedb-fa57c85e45f2",
+                     *             "id": "a812d100-a23d-4791-a788-fd7aa7f39d2d",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "2ca83e9b-60e9-4c8c-8603-d4e6e2301243",
+                     *                 "id": "cbd5cf6c-ce41-42a2-98b5-f6e947f980a7",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0b04082a-d6fd-4895-a165-5771c84c8f8b",
+                     *                     "id": "31534774-1ad8-4db0-91e5-846d96a28b49",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "92376e88-250d-42c2-a3df-075a9ad7b85e",
+                     *                     "id": "044e67a6-68bb-4ac6-970b-b2434866a54f",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "a7cbdb7b-8d08-4ccd-bffe-ceec29b8d093",
+                     *                     "id": "e663985a-4369-446d-81b7-57eac371e71f",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "fe1b7f3c-9337-4ee4-93e6-fcb7e0c741be",
+                     *                     "id": "2723dfd5-9b90-4315-a721-e4d39db78559",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "06e8e47e-2000-4c66-bb35-0db695ca8f74",
+                     *                     "id": "fe5a6821-8376-40e4-8aae-5dceb73760bc",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3498,36 +3498,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f92ea61a-8883-4da1-aae3-16061a633061",
+                     *             "id": "e8776dce-bd3c-43cd-94cf-d252926e7884",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "73f1e0af-3041-4916-97cb-9c37da8f6ff4",
+                     *             "id": "1689b5f5-3960-4538-94a9-9c38a547109f",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "c97055be-f87d-4873-9333-c0f8b93bc09a",
+                     *                 "id": "6ea68839-c097-49fc-90b1-6d67c762a5dc",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c25d0d86-2368-4cf8-80fe-823de2032e9f",
+                     *                     "id": "032bfcdf-811e-41ce-a81e-421da501ae97",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "75c2c801-533d-44a9-abc3-76606c4a04c5",
+                     *                     "id": "f31267c4-7778-404d-a71f-5f9403371b46",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "3e664471-54b5-4f77-bae8-81b4fa0db495",
+                     *                     "id": "a060b465-4630-4279-b76e-7d73419e9797",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "ed4c6c0e-5a80-4351-ac39-c3d0018236bb",
+                     *                     "id": "2fb772c8-943e-4331-ae08-b4a19c7ded88",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -3535,50 +3535,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f3eae4ca-b5f4-4610-89c6-0199f909f40b",
+                     *             "id": "9deecc6f-e5e3-47b0-ab88-2ef115ebbc98",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "e9ca1fe3-4868-4de7-ba9b-cc21141e01d3",
+                     *                 "id": "7f1cd99e-e331-40fc-9bc3-01927aa5c969",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7dd8782b-87c4-4b0c-8a87-3c00222e6c8f",
+                     *                     "id": "13d1754c-8e37-45d1-bf18-634e4f3c292f",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "ed3f7f20-89f3-4058-acff-554eca2fb98c",
+                     *                     "id": "db754125-5c04-440d-9f01-82dd570057d6",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "8a75b736-85b4-43d4-bf44-be639dd6d07c",
+                     *                     "id": "b7522011-0aaa-4ffc-9732-6c366692420c",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "44424b58-4721-454d-82aa-b1f20630c7fc",
+                     *                 "id": "5339ad51-8c93-4986-bd12-e721783f650c",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "980c117d-d7ae-42c9-aebd-343c8bf2adbc",
+                     *                     "id": "7bf12347-8e78-4c54-b900-66201432b65b",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "98ec4655-8b1f-4143-95a4-7becdf9b3943",
+                     *                     "id": "982470c9-633d-4921-9e16-f5450d4c9d9b",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "2aa5bd57-810f-4828-b661-b29a24ceb450",
+                     *                     "id": "b6440010-c6fb-4442-9b10-627e80cd6cb4",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "2290964d-7230-43eb-ae82-c8e8be2fcfa5",
+                     *                     "id": "0c79429f-dcf0-4ce0-9539-3b22a045031b",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3586,30 +3586,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ae97ff92-2f1b-4146-89ca-a162f5aa3ebe",
+                     *             "id": "65fd18f5-3d14-47c2-8fb6-510f77289d63",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "6d7a3725-c7e8-444a-8d28-a7cdf4d8ea22",
+                     *                 "id": "80b7fa62-a187-4866-a3c0-f81966ae8375",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "6cbcb385-4c5d-46ba-90d0-72e33114d3bc",
+                     *                     "id": "ab89627c-c8d3-4151-9a51-22fdf2e1d961",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "0f46eb69-eb2d-4966-81b2-df276935091f",
+                     *                     "id": "7cbdfb40-3155-4b0f-97c7-3098a1eaca06",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "96a06868-c63b-4996-aaea-d5bc1eb4edfa",
+                     *                     "id": "3f110199-0d1a-4367-8228-bf90d10a862c",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "b75581d5-a5ca-494e-a965-a11a89f4cd5f",
+                     *                     "id": "c6b009a9-5ba7-4882-b307-96cde84cd949",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -3617,30 +3617,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "76b1d073-9ba9-4e23-8bab-d6a9acf67350",
+                     *             "id": "8d48d317-0fb2-42f0-9b99-d27a0c936294",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "b33cb8af-10dd-4720-ab09-eddb00189760",
+                     *                 "id": "e1361600-c311-42c7-bce9-ea8ee011ed16",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f0672ffb-d200-4701-9d45-df9368427368",
+                     *                     "id": "9743f9fe-b6c0-4b41-b5d0-cbf8f7d972e4",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "cb75186e-9f6f-42c8-939c-c8d11dd79741",
+                     *                     "id": "2a8f12a6-3493-46be-9bf5-61088ddb0a7e",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "bbea8323-dce6-46cf-a9af-16a45a6845aa",
+                     *                     "id": "5c6ffac9-1182-4725-a255-36a224b65d23",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "ee8d84f3-141e-4b8b-865b-5b3b635c578d",
+                     *                     "id": "58184603-b0f3-484c-b784-4500c8ef592b",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3648,26 +3648,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "fce8857b-5a04-42af-b836-df7c11da5ba0",
+                     *             "id": "1d22224a-4fe4-4968-8bb7-5404af4a3752",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "98245555-56b7-4b81-b2e6-60b0d6d71647",
+                     *                 "id": "ab94e6b4-e8c6-4035-8b20-00487d2ad504",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "16931e8c-491c-4d56-aefd-bc9acfc9aef4",
+                     *                     "id": "bf368752-7926-4bbb-afb4-90d01dcb3ca4",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "4746e74d-32ae-40cb-bc76-e62663da6ac4",
+                     *                     "id": "8aa041dc-5ac0-49d9-baf8-9564471a7194",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "0ce54f2f-dcb1-491d-b9da-65689625ca26",
+                     *                     "id": "ded06cd0-c01d-4d3c-8eb7-f02b6b566215",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -3675,22 +3675,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "941d4ca8-8b26-4c7a-a5ce-e8c35fd867b1",
+                     *             "id": "fbb06ccf-0d06-4876-a90c-da02fe48c42f",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "dbbeaa83-a56a-480d-9b24-8f68eea94a3d",
+                     *                 "id": "1e039e39-47c9-40e7-a196-0585df066717",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b4083d7d-16a6-49e2-bd55-f7b00f7314ad",
+                     *                     "id": "64c1aa07-da97-4f8a-9eae-9c18100b5540",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "6e7c53c2-ba99-43bb-905d-2d6d894bd59e",
+                     *                     "id": "1c2beab0-f418-4657-a205-ca5461b34c54",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -3698,46 +3698,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "54ff5f4a-fc89-4d81-93d2-c1e229d7fd57",
+                     *             "id": "46b9dfcc-3497-4b91-aeda-ef6f27a72ebc",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "b352ae9a-29ab-4211-bb4a-fd1a54814892",
+                     *                 "id": "2ae1a905-ccf3-47bf-b34d-6de390dfdece",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a0ecba3d-a699-478b-8fb3-1e76611ffd34",
+                     *                     "id": "4eb94b8a-a2b8-48f3-ac88-a751c2e5b1b2",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "c611a7f1-4469-4fac-b282-0fdfaf80e152",
+                     *                     "id": "b1de89e1-f408-4db4-bb2d-1ae392eb17f3",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "a3b92b51-3b7b-41a7-bc7f-5cb74fe82879",
+                     *                 "id": "89268895-f974-4de8-aa7e-cbf6bad60d4d",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "810cebe3-14ee-453a-99df-f9a64e9919ea",
+                     *                     "id": "2ef9537b-c25e-443b-bfec-1a485c46fa5f",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "4ccd8929-c6d5-421f-8836-7d4b8d63f2fa",
+                     *                     "id": "786397b1-3551-4d79-bfac-6ee9b66fe8ff",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "40472e80-75d6-4503-9e95-1a87e81e8e6e",
+                     *                     "id": "a87fda5c-dc69-44eb-a16c-f0b295841de8",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "2d2010bd-231c-445b-b5c4-1016d2d04ed4",
+                     *                     "id": "4f182020-a95c-4c4c-98c1-b321fd8ac16d",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3745,78 +3745,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "eedbde8d-dfcc-4064-a07b-92bfa82615d9",
+                     *             "id": "1b9c255c-f26e-4a08-8729-bd3d25171a44",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "8b096d7b-9884-43a0-8064-7de554edfeb6",
+                     *                 "id": "93df22af-466a-4427-a1ce-0a80f2b3663c",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a790b988-e3e0-486f-b0bc-d2f43c4fd3a1",
+                     *                     "id": "d593a204-0e45-4e02-9a49-fe1ea12bd806",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "7ea5a109-38da-46b3-abf9-1f91b8a95472",
+                     *                     "id": "3c200353-c6ee-443d-961f-9b93b689dcb7",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "88df662f-0f36-4e5e-b8e1-ca115eaac4f1",
+                     *                     "id": "7eab09cb-72bb-42be-866a-c50bcb1e1080",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "6bc42051-daa8-483c-b5de-f0a1ddf1d135",
+                     *                 "id": "1dcd476f-1d07-4f02-a9b1-cc186a71b45f",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ad8c808c-c58a-4970-b8d9-7b41118d8a30",
+                     *                     "id": "4bcd25ec-c689-4c7d-b696-90c03696fc6d",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "56adf7b2-bdf1-42da-8c0a-c5d83daf0d80",
+                     *                     "id": "09d41336-f9c7-4dd2-84d3-b5cdbd2de162",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "477c97e0-1495-4b8b-96b0-c73c9034b4e2",
+                     *                     "id": "79879b59-84f7-434e-b61b-ea22a07d320a",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "29735fa8-204b-43e3-ac27-8e5c88083280",
+                     *                     "id": "8b3927bb-5eee-4a25-831c-a62e0b2a1790",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "37a954df-4755-4897-badc-d4d984b4246a",
+                     *                 "id": "7ae9f89b-6ca4-4a51-a38a-af72edf53842",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8c28e94b-d437-4df1-80dd-893ca76e9266",
+                     *                     "id": "e6518c5e-5f46-4161-aad6-173325aae2a8",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "4e3e67bf-13e0-4a4d-8480-afbd3b39e53f",
+                     *                     "id": "fc87dafe-1c2d-4f28-bc47-b85d800f181a",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "33257534-0686-46a5-a9c1-3aa46e8ca115",
+                     *                     "id": "23a4c2d5-495e-40a9-980a-fc20e8ac0055",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "d0c3f5dc-7266-4a71-9165-76ac32da5ee6",
+                     *                     "id": "2a0e3029-d91a-4c4b-8d20-c77a5f64d9c2",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fa49b322-0a27-4885-aca7-ebd3aed1193c",
+                     *                     "id": "fff09764-0c9f-4cfc-963b-f4d4d509595f",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3824,30 +3824,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "54ccea23-f907-4a4d-b604-4f42ace577d1",
+                     *             "id": "5d386dcf-e748-450f-bc8f-1daf91642a41",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "2f195cff-0fab-4b40-8968-f5fa2bec88dc",
+                     *                 "id": "83e93b1a-9d4c-45ba-9158-099f08ae13d4",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c252eaf3-e590-48f2-b41f-2dc18143a707",
+                     *                     "id": "66ade350-87af-48fd-aa07-cdf2ff148935",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "92ed9cdf-8fa2-4ec7-a8ac-87e3a1785615",
+                     *                     "id": "36488840-42b9-48a0-8f3d-857eb57b9753",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "8e0e3f41-e908-4933-a0c5-013f5df91fa7",
+                     *                     "id": "a2653911-1039-4b13-af61-5b4ae72cac23",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "ca1135cf-b56f-4fb9-acfe-9a84af88154e",
+                     *                     "id": "f79f20f5-6a84-4b7c-b08f-6cd5dcf56677",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3855,50 +3855,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "585c4e8d-7cfe-40b2-8406-3c22bc6feb89",
+                     *             "id": "a5ac8449-7ee3-4f8f-b9fc-1d75fc9be2f4",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "8013e8a2-a8c4-4044-bac2-1a1959d572f9",
+                     *                 "id": "911a37a1-f2c9-4056-8f88-1be06914685f",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5b52dc2b-f0c2-4960-be03-b8d5d3fec5a9",
+                     *                     "id": "0128aee3-cf4b-459e-9e93-b15049f8e476",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "d7dcb99f-b798-4b2a-842c-ea0ab262c129",
+                     *                     "id": "42cb3327-ec26-45ef-88b9-7d9b84b74220",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "fe49b1af-36ea-417b-9f5f-4cd9c71ddbbb",
+                     *                     "id": "5c9b90a4-0073-4618-9c3d-a8985b82a072",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "99420755-2ea3-49af-b5b2-25dbedc60b2f",
+                     *                 "id": "cdf07ecc-63f6-4494-adb6-0acd1fdd33a7",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "1f9dd8d5-27a2-41b2-9238-f84edbf4c190",
+                     *                     "id": "324a880a-63cf-4f5d-bee0-1cb890e6f3a4",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "b84721a7-f83d-4700-ae96-f00091f2e4d5",
+                     *                     "id": "b70f1e79-2edb-4e12-af65-47e8dbb09550",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "1467e4a9-ec6e-4ae2-ac1b-1a26143d979e",
+                     *                     "id": "0973fada-b7b3-42bb-8460-8e74cb73b5b8",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "e3c45ffb-e2db-423b-9ec4-8fae92ab49e9",
+                     *                     "id": "cf8759d1-a92f-4d89-b53c-ac421b36bb0f",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3906,30 +3906,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8ca3b741-e10c-471b-abab-a0b61e4e7e38",
+                     *             "id": "8477de3b-9949-4fe8-9148-8026dbeda658",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "c23733f5-b6ad-43dc-9f6b-b2f46a166254",
+                     *                 "id": "c23b5b5d-c959-46f0-bc8f-837ee1fc0a80",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c408488f-4b7c-4b75-b92d-a20306bbe028",
+                     *                     "id": "5a0bce0c-79bf-4bec-ad4f-4d14b51d54a4",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "14537146-c34d-44be-a02b-283bc38619f7",
+                     *                     "id": "ffae98bd-b1ee-4c5b-87f2-c706c41458c3",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "6e77c08d-82f3-4079-8a95-4f3a03aeb93d",
+                     *                     "id": "f1eb6d9d-0941-4a2e-b47d-012dd572653b",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "8afb618a-9477-442b-b21e-411bb1eb6620",
+                     *                     "id": "d1ceca92-5935-49a6-b1e2-0cbe9366458b",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -4114,10 +4114,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "a57fc70a-009a-4189-b6ee-ab4c2301216a",
+                     *             "id": "a236286f-7fcb-4949-8268-8c53516b218f",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-22T12:23:05.045Z"
+                     *             "updatedAt": "2026-11-22T12:55:06.288Z"
                      *           }
                      *         ]
                      *       }
@@ -4305,8 +4305,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "884f51e3-4882-4ab8-8f37-0e68e451e0c2",
-                     *         "filePath": "media/884f51e3-4882-4ab8-8f37-0e68e451e0c2.png"
+                     *         "id": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                     *         "filePath": "media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png"
                      *       }
                      *     }
                      */
@@ -4523,16 +4523,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *             "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-22T12:23:05.247Z",
-                     *             "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *             "createdAt": "2026-11-22T12:55:06.465Z",
+                     *             "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                 "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -4544,16 +4544,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "761e6291-78a6-4d53-923d-fba54a3c6dbd",
+                     *             "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-22T12:23:05.285Z",
-                     *             "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *             "createdAt": "2026-11-22T12:55:06.510Z",
+                     *             "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                 "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -4722,7 +4722,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
                  */
                 id: string;
             };
@@ -4753,16 +4753,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-22T12:23:05.247Z",
-                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "createdAt": "2026-11-22T12:55:06.465Z",
+                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -4927,7 +4927,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
                  */
                 id: string;
             };
@@ -4960,16 +4960,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-22T12:23:05.247Z",
-                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "createdAt": "2026-11-22T12:55:06.465Z",
+                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -4977,7 +4977,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-22T12:23:05.316Z",
+                     *           "takenAt": "2026-11-22T12:55:06.547Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -5209,7 +5209,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
                  */
                 id: string;
             };
@@ -5252,16 +5252,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-22T12:23:05.247Z",
-                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "createdAt": "2026-11-22T12:55:06.465Z",
+                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -5271,8 +5271,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-22T12:23:05.316Z",
-                     *           "deliveredAt": "2026-11-22T12:23:05.376Z"
+                     *           "takenAt": "2026-11-22T12:55:06.547Z",
+                     *           "deliveredAt": "2026-11-22T12:55:06.606Z"
                      *         }
                      *       }
                      *     }
@@ -5503,7 +5503,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 761e6291-78a6-4d53-923d-fba54a3c6dbd
+                 * @example 322c8b25-6cce-4d6f-949b-5409272fd15b
                  */
                 id: string;
             };
@@ -5546,16 +5546,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "761e6291-78a6-4d53-923d-fba54a3c6dbd",
+                     *           "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-22T12:23:05.285Z",
-                     *           "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *           "createdAt": "2026-11-22T12:55:06.510Z",
+                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -5800,7 +5800,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
                  */
                 id: string;
             };
@@ -5832,19 +5832,19 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "ed5ff47f-473e-4970-9861-016ddd6862a3",
+                     *             "id": "f7121a9b-746f-45cb-84a9-51440d576b5b",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-22T12:23:05.342Z"
+                     *             "createdAt": "2026-11-22T12:55:06.566Z"
                      *           },
                      *           {
-                     *             "id": "8f1606e4-b6cf-4809-9337-d675d69e9c4a",
+                     *             "id": "95dbca9d-81df-4a6a-ad5e-69e6021506cc",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-22T12:23:05.359Z"
+                     *             "createdAt": "2026-11-22T12:55:06.585Z"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-22T12:23:05.359Z"
+                     *         "nextCursor": "2026-11-22T12:55:06.585Z"
                      *       }
                      *     }
                      */
@@ -6005,7 +6005,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 89a3c449-b8aa-48eb-8a82-0ace2101e50a
+                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
                  */
                 id: string;
             };
@@ -6047,10 +6047,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "8f1606e4-b6cf-4809-9337-d675d69e9c4a",
+                     *           "id": "95dbca9d-81df-4a6a-ad5e-69e6021506cc",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-22T12:23:05.359Z"
+                     *           "createdAt": "2026-11-22T12:55:06.585Z"
                      *         }
                      *       }
                      *     }
@@ -6319,21 +6319,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "b46a9147-fcf4-41b8-8f29-80ec77359da6",
+                     *             "id": "7e7e26fe-529f-488f-b7f9-aca49f69665c",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-22T12:23:05.247Z",
+                     *             "createdAt": "2026-11-22T12:55:06.465Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "89a3c449-b8aa-48eb-8a82-0ace2101e50a",
+                     *                 "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-22T12:23:05.247Z",
-                     *                 "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *                 "createdAt": "2026-11-22T12:55:06.465Z",
+                     *                 "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                     "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -6347,21 +6347,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "3059b7c5-731e-4572-9a2c-2664d07ece70",
+                     *             "id": "aceaa7a7-2442-4ea9-84af-ff359fe737c2",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-22T12:23:05.285Z",
+                     *             "createdAt": "2026-11-22T12:55:06.510Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "761e6291-78a6-4d53-923d-fba54a3c6dbd",
+                     *                 "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-22T12:23:05.285Z",
-                     *                 "productId": "ebe5f039-074d-44c6-971e-7fa70c5523f6",
+                     *                 "createdAt": "2026-11-22T12:55:06.510Z",
+                     *                 "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "2c9c3206-2ab2-46cc-a518-4422bb1af775",
+                     *                     "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -6375,7 +6375,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_fad90d28"
+                     *         "nextCursor": "v1_2_338215cc"
                      *       }
                      *     }
                      */
@@ -6577,7 +6577,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *             "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -6586,8 +6586,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-22T12:23:05.227Z",
-                     *             "updatedAt": "2026-11-22T12:23:05.227Z"
+                     *             "createdAt": "2026-11-22T12:55:06.441Z",
+                     *             "updatedAt": "2026-11-22T12:55:06.441Z"
                      *           }
                      *         ]
                      *       }
@@ -6780,7 +6780,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -6789,10 +6789,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:23:05.227Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.227Z"
+                     *           "createdAt": "2026-11-22T12:55:06.441Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.441Z"
                      *         },
-                     *         "secret": "whsec_nwMzCbCugXFnSg/O9E6saF9GeXmRC2o3BQl3dzETUNk="
+                     *         "secret": "whsec_4k5ayNIULnKJubJd7VHkN9r6GnmZ7zcVe/3j2v5SKRs="
                      *       }
                      *     }
                      */
@@ -6967,7 +6967,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
             };
@@ -6998,7 +6998,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7007,8 +7007,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:23:05.227Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.227Z"
+                     *           "createdAt": "2026-11-22T12:55:06.441Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.441Z"
                      *         }
                      *       }
                      *     }
@@ -7161,7 +7161,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
             };
@@ -7192,7 +7192,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7201,8 +7201,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:23:05.227Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.241Z"
+                     *           "createdAt": "2026-11-22T12:55:06.441Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.458Z"
                      *         }
                      *       }
                      *     }
@@ -7355,7 +7355,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
             };
@@ -7396,7 +7396,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7405,8 +7405,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:23:05.227Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.237Z"
+                     *           "createdAt": "2026-11-22T12:55:06.441Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.453Z"
                      *         }
                      *       }
                      *     }
@@ -7580,7 +7580,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
             };
@@ -7611,7 +7611,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
+                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7620,10 +7620,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:23:05.227Z",
-                     *           "updatedAt": "2026-11-22T12:23:05.241Z"
+                     *           "createdAt": "2026-11-22T12:55:06.441Z",
+                     *           "updatedAt": "2026-11-22T12:55:06.458Z"
                      *         },
-                     *         "secret": "whsec_orttlNY0H2iq465zoyjtw5sbUDwcbeGX3J0ZvzdrObo="
+                     *         "secret": "whsec_vqfMPzIiWHF32JVGtlI5cNSpGp8thc6CgP9ILhudTOg="
                      *       }
                      *     }
                      */
@@ -7777,7 +7777,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
             };
@@ -7808,17 +7808,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "7dff9359-4720-46b8-998b-43fa7ffa27b1",
-                     *           "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *           "eventId": "6198fd97-e473-41be-9bd7-468e6b8c9812",
+                     *           "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
+                     *           "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-22T12:23:05.412Z",
+                     *           "nextAttemptAt": "2026-11-22T12:55:06.650Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-22T12:23:05.412Z"
+                     *           "createdAt": "2026-11-22T12:55:06.650Z"
                      *         }
                      *       }
                      *     }
@@ -7981,7 +7981,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
             };
@@ -8013,69 +8013,69 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "7dff9359-4720-46b8-998b-43fa7ffa27b1",
-                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *             "eventId": "6198fd97-e473-41be-9bd7-468e6b8c9812",
+                     *             "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
+                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:23:05.417Z",
-                     *             "nextAttemptAt": "2026-11-22T12:23:05.412Z",
+                     *             "lastAttemptAt": "2026-11-22T12:55:06.654Z",
+                     *             "nextAttemptAt": "2026-11-22T12:55:06.650Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-22T12:23:05.412Z"
+                     *             "createdAt": "2026-11-22T12:55:06.650Z"
                      *           },
                      *           {
-                     *             "id": "37f799c9-bd60-4c4a-b397-cec1c3ccd656",
-                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *             "eventId": "a50c4a5b-24ae-4be7-aad0-c817cb7ff3a8",
+                     *             "id": "ba085ed1-cb36-41d8-b43f-b14e9d9829fa",
+                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "eventId": "389eec9b-5e5a-4680-9e7b-f362dd497a96",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:23:05.362Z",
-                     *             "nextAttemptAt": "2026-11-22T12:23:10.247Z",
+                     *             "lastAttemptAt": "2026-11-22T12:55:06.589Z",
+                     *             "nextAttemptAt": "2026-11-22T12:55:11.364Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:23:05.358Z"
+                     *             "createdAt": "2026-11-22T12:55:06.584Z"
                      *           },
                      *           {
-                     *             "id": "9277a266-7c65-4bc9-8b65-425bb912a461",
-                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *             "eventId": "e9c03637-29f1-4f86-b59d-70b942eae168",
+                     *             "id": "d441c31a-b1f4-4494-bb55-892defb029dd",
+                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "eventId": "8af3766a-3660-4fc9-920c-efdfcd33661b",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:23:05.345Z",
-                     *             "nextAttemptAt": "2026-11-22T12:23:10.316Z",
+                     *             "lastAttemptAt": "2026-11-22T12:55:06.570Z",
+                     *             "nextAttemptAt": "2026-11-22T12:55:12.023Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:23:05.341Z"
+                     *             "createdAt": "2026-11-22T12:55:06.564Z"
                      *           },
                      *           {
-                     *             "id": "5c0ddad7-3bad-414a-8da5-d7494b22c3a7",
-                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *             "eventId": "3059b7c5-731e-4572-9a2c-2664d07ece70",
+                     *             "id": "67d42819-770e-40b6-977e-2df1004c9a19",
+                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "eventId": "aceaa7a7-2442-4ea9-84af-ff359fe737c2",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:23:05.288Z",
-                     *             "nextAttemptAt": "2026-11-22T12:23:10.298Z",
+                     *             "lastAttemptAt": "2026-11-22T12:55:06.517Z",
+                     *             "nextAttemptAt": "2026-11-22T12:55:11.643Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:23:05.285Z"
+                     *             "createdAt": "2026-11-22T12:55:06.510Z"
                      *           },
                      *           {
-                     *             "id": "67b4d500-b6d4-4282-aea0-9e8875730e86",
-                     *             "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *             "eventId": "b46a9147-fcf4-41b8-8f29-80ec77359da6",
+                     *             "id": "abf975d6-b61a-4236-94b2-85c4c60cb804",
+                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "eventId": "7e7e26fe-529f-488f-b7f9-aca49f69665c",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:23:05.261Z",
-                     *             "nextAttemptAt": "2026-11-22T12:23:10.759Z",
+                     *             "lastAttemptAt": "2026-11-22T12:55:06.480Z",
+                     *             "nextAttemptAt": "2026-11-22T12:55:11.239Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:23:05.247Z"
+                     *             "createdAt": "2026-11-22T12:55:06.465Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -8232,12 +8232,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 16488ff0-c77e-448c-85bd-1fa26f125bc7
+                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 7dff9359-4720-46b8-998b-43fa7ffa27b1
+                 * @example 21020200-d89e-4af8-bff3-7c5b88f704c8
                  */
                 deliveryId: string;
             };
@@ -8268,17 +8268,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "7dff9359-4720-46b8-998b-43fa7ffa27b1",
-                     *           "endpointId": "16488ff0-c77e-448c-85bd-1fa26f125bc7",
-                     *           "eventId": "6198fd97-e473-41be-9bd7-468e6b8c9812",
+                     *           "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
+                     *           "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-22T12:23:05.417Z",
-                     *           "nextAttemptAt": "2026-11-22T12:23:05.432Z",
+                     *           "lastAttemptAt": "2026-11-22T12:55:06.654Z",
+                     *           "nextAttemptAt": "2026-11-22T12:55:06.666Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-22T12:23:05.412Z"
+                     *           "createdAt": "2026-11-22T12:55:06.650Z"
                      *         }
                      *       }
                      *     }

@@ -3,6 +3,7 @@
 // a throw-away data directory), into schemas/openapi-examples.json. The
 // documents show them (plugins/openapi-document.ts) and
 // test/routes/openapi-examples.test.ts holds each to its operation's schemas.
+// The client's types carry the examples too: run `npm run client:generate` after.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import { buildApp } from '../app.js'
 import { loadConfig } from '../plugins/config.js'
 import type { OperationExample } from '../plugins/openapi-document.js'
 import { images, multipartBody } from '../test/fixtures/images.js'
+import { findOperation } from '../test/fixtures/openapi-drift.js'
 
 const token = 'openapi-examples-token-0123456789'
 const operator = { authorization: `Bearer ${token}` }
@@ -21,13 +23,9 @@ const examples: Record<string, OperationExample> = {}
 
 /** The operation `method url` is, by the documents' path templates. */
 function operationOf (method: string, url: string): { operationId: string, template: string } {
-  const path = new URL(url, 'http://x').pathname
   for (const document of documents) {
-    for (const [template, operations] of Object.entries(document.paths)) {
-      const pattern = new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '$')
-      const operation = operations[method.toLowerCase()]
-      if (operation && pattern.test(path)) return { operationId: operation.operationId, template }
-    }
+    const found = findOperation(document, method, url)
+    if (found) return { operationId: found.operation.operationId, template: found.template }
   }
   throw new Error(`no operation for ${method} ${url}`)
 }
