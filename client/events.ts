@@ -2,6 +2,7 @@
 // the cursor, oldest first, and the cursor to store once they are handled. A bot
 // that stores `nextCursor` after handling a page and starts again from it
 // neither misses nor repeats an event.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { SellerApiError } from './errors.js'
 import type { components } from './schema.js'
 import type { SellerClient } from './index.js'
@@ -37,7 +38,7 @@ export async function * followEvents (client: SellerClient, options: FollowOptio
       if (options.signal?.aborted) return
       // The service is away: wait a little and poll again from the same cursor.
       if (err instanceof SellerApiError && (err.code === 'NETWORK_ERROR' || err.status === 503 || err.status === 429)) {
-        await new Promise((resolve) => setTimeout(resolve, 1000))
+        await sleep(1000, undefined, { signal: options.signal }).catch(() => {})
         continue
       }
       throw err

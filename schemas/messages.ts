@@ -41,7 +41,3 @@ export const MessageBody = Type.Object({
   })
 }, { 'x-component': 'MessageInput' })
 export type MessageBody = Static<typeof MessageBody>
-
-export function messageView (row: { id: string, senderRole: string, text: string, createdAt: Date }) {
-  return { id: row.id, senderRole: row.senderRole as SenderRole, text: row.text, createdAt: row.createdAt.toISOString() }
-}
