@@ -57,12 +57,6 @@ export async function createTestDelivery (db: Db, shopId: string, endpointId: st
   })
 }
 
-export async function findDelivery (db: Queryable, shopId: string, endpointId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-  const [delivery] = await db.select(deliveryColumns).from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.id, deliveryId), endpointOfShop(shopId, endpointId)))
-  return delivery
-}
-
 export interface DeliveryListOptions { status?: DeliveryStatus, limit: number, after?: DeliveryCursor }
 
 /** One page of an endpoint's deliveries, newest first; `more` when older ones follow. */

@@ -1,6 +1,6 @@
-// The product input rules JSON Schema cannot say (CONTRACT 5): trimmed title
-// length, field type rules, https webhooks, filters against the category, and
-// ids kept on replace. Each check returns every problem found, as error details.
+// The product input rules JSON Schema cannot say (docs/api-rules.md, the catalog):
+// field type rules, https webhooks, filters against the category, and ids kept
+// on replace. Each check returns every problem found, as error details.
 import type { ErrorDetail } from '../plugins/errors.js'
 
 export const TITLE_MAX = 200
@@ -50,13 +50,9 @@ export function checkField (field: FieldLike, path: string): ErrorDetail[] {
   return problems
 }
 
-/** Rules on the input alone (no database): title, reward, fields, duplicate ids. */
+/** Rules on the input alone (no database): reward, fields, duplicate ids (the title's length is the schema's x-trimmed-length). */
 export function checkProductInput (input: ProductLike): ErrorDetail[] {
   const problems: ErrorDetail[] = []
-  const title = input.title.trim()
-  if (title.length === 0 || [...title].length > TITLE_MAX) {
-    problems.push({ path: 'body.title', message: `must be 1–${TITLE_MAX} characters after trimming` })
-  }
   if (input.employeeReward.type === 'percent' && input.employeeReward.value > PERCENT_MAX) {
     problems.push({ path: 'body.employeeReward.value', message: `must be at most ${PERCENT_MAX} for a percent reward` })
   }
