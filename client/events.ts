@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SellerApiError } from './errors.js'
 import type { components } from './schema.js'
-import type { SellerClient } from './index.js'
+import type { SellerClient } from './seller-client.js'
 import { unwrap } from './unwrap.js'
 
 export type Event = components['schemas']['Event']

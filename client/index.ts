@@ -7,28 +7,9 @@
 //
 //   const seller = createSellerClient({ baseUrl, apiKey })
 //   const { orders } = await unwrap(seller.GET('/v1/orders', { params: { query: { status: 'paid' } } }))
-import createClient, { type Client } from 'openapi-fetch'
-import { retryingFetch, type RetryOptions } from './retrying-fetch.js'
-import type { paths } from './schema.js'
-
+export { createSellerClient, type SellerClient, type SellerClientOptions } from './seller-client.js'
 export { SellerApiError, type ErrorCode, type ErrorDetail } from './errors.js'
 export { unwrap, type Unwrapped } from './unwrap.js'
 export { followEvents, type EventPage, type FollowOptions } from './events.js'
 export { verifyWebhook, type WebhookEvent } from './webhooks.js'
 export type { components, paths, operations } from './schema.js'
-
-export type SellerClient = Client<paths>
-
-export interface SellerClientOptions {
-  /** Where the service is, e.g. `https://seller-api.example.com` (no trailing slash). */
-  baseUrl: string
-  /** The shop's API key (`service_sk_…`). */
-  apiKey: string
-  retry?: RetryOptions
-  /** The fetch to send with (default: the global one). */
-  fetch?: typeof fetch
-}
-
-export function createSellerClient (options: SellerClientOptions): SellerClient {
-  return createClient<paths>({ baseUrl: options.baseUrl, fetch: retryingFetch(options.apiKey, options.retry, options.fetch) })
-}

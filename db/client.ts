@@ -9,19 +9,14 @@
 // every PROBE_INTERVAL_MS; when that succeeds, the pool is used again.
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import type { ExtractTablesWithRelations } from 'drizzle-orm'
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
 import type { Sql } from 'postgres'
 import { CircuitBreaker } from '../domain/circuit-breaker.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
+import type { Db } from './drizzle-types.js'
 import * as schema from './schema.js'
 
-export type Schema = typeof schema
-export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>
-/** Anything queries can run on: the database or an open transaction. */
-export type Queryable = Db | Tx
+export type { Db, Queryable, Schema, Tx } from './drizzle-types.js'
 
 export interface Database {
   db: Db

@@ -7,7 +7,7 @@
 // synchronous_commit off (a hint need not wait for the disk), and what queues up
 // while one NOTIFY is on its way leaves in the next, one payload per line. A
 // notification is only a hint: listeners re-read what it points to.
-import type { Db, Tx } from './client.js'
+import type { Db, Tx } from './drizzle-types.js'
 
 /** Postgres refuses NOTIFY payloads of 8 000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7900
