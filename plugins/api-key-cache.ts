@@ -136,6 +136,11 @@ export class ApiKeyCache {
     this.newGeneration()
   }
 
+  /** Whether the LISTEN connection is in place: revocation notices are heard. */
+  get hearsNotices (): boolean {
+    return this.listening
+  }
+
   /** Whether keys are being cached right now (for logs and tests). */
   get active (): boolean {
     return this.usable

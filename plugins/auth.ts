@@ -160,7 +160,7 @@ async function authPlugin (fastify: FastifyInstance) {
         fastify.log.warn({ err }, 'could not replace the api key revocation epoch in redis (instances hear the notice from postgres)')
       })
     }
-    if (cache.active) {
+    if (cache.hearsNotices) {
       await notice.heard
       // The other instances' listeners got the notice in the same moment; let this turn's I/O be read.
       await nextTurn()
