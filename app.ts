@@ -15,6 +15,7 @@ import eventWakeups from './plugins/event-wakeups.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
 import loadShedding from './plugins/load-shedding.js'
+import { loggerOptions } from './plugins/logging.js'
 import metrics from './plugins/metrics.js'
 import openapi from './plugins/openapi.js'
 import redis from './plugins/redis.js'
@@ -57,28 +58,11 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(operatorApi, { prefix: '/internal/v1' })
 }
 
-/**
- * Log paths that can hold a secret, redacted at the logger whoever logs them:
- * the key headers wherever a library logs request headers (@fastify/multipart
- * logs busboy's options, all headers included, at trace), the raw bytes of a
- * request Node refused, Redis command arguments (stored responses), and any
- * property named secret or token.
- */
-export const redactedLogPaths = [
-  'req.headers.authorization', 'req.headers["x-api-key"]',
-  'headers.authorization', 'headers["x-api-key"]', '*.headers.authorization', '*.headers["x-api-key"]',
-  'busboyOptions.headers',
-  'err.rawPacket', '*.rawPacket', 'err.command.args', '*.command.args',
-  'secret', '*.secret', 'token', '*.token'
-]
-
-/** Fastify's own options: logging (secrets redacted), request ids, proxies, limits. */
+/** Fastify's own options: logging (secrets redacted, plugins/logging.ts), request ids, proxies, limits. */
 export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
-    logger: {
-      level: config.LOG_LEVEL,
-      redact: { paths: redactedLogPaths, censor: '[redacted]' }
-    },
+    // No secret, body or query parameter in any line (plugins/logging.ts).
+    logger: loggerOptions(config.LOG_LEVEL, { internalToken: config.INTERNAL_TOKEN, databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }),
     genReqId: requestIdFrom,
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,

@@ -6,7 +6,6 @@
 // Arguments are checked before the database opens. It opens the database the
 // service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
 // refuses while a running server holds it) and applies pending migrations first.
-import { Redis } from 'ioredis'
 import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
 import { upsertCurrencyRate } from './db/currency-rates.js'
@@ -18,7 +17,6 @@ import { seedTaxonomy } from './db/taxonomy.js'
 import { isUuid } from './domain/ids.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
 import { ConfigError, loadConfig } from './plugins/config.js'
-import { publishRevocation } from './plugins/api-key-cache.js'
 import { ApiError } from './plugins/errors.js'
 import { currencyRateView, CurrencyCodeSchema } from './schemas/catalog.js'
 import { apiKeyView } from './schemas/operator.js'
@@ -70,24 +68,6 @@ const orderLines = (o: Order) => [
   ...o.fieldValues.map((f) => `  ${f.label}: ${f.value}`)
 ].join('\n')
 
-/**
- * Running instances cache API keys and learn of revocations through Redis
- * (plugins/api-key-cache.ts): tell them, with the service's REDIS_URL and REDIS_PREFIX.
- */
-async function announceRevocation () {
-  const { REDIS_URL, REDIS_PREFIX } = loadConfig()
-  if (!REDIS_URL) return
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 })
-  try {
-    await redis.connect()
-    await publishRevocation(redis, REDIS_PREFIX)
-  } catch (err) {
-    throw new Error(`the key is revoked, but the running instances could not be told (Redis: ${(err as Error).message}); run this again`)
-  } finally {
-    redis.disconnect()
-  }
-}
-
 const commands: Record<string, Command<unknown, unknown>> = {
   'shop:create': command({
     usage: 'shop:create <name>',
@@ -130,8 +110,8 @@ const commands: Record<string, Command<unknown, unknown>> = {
     parse: (args) => { exactly(args, 2); return { shopId: uuid(args[0], 'a shop id'), keyId: uuid(args[1], 'a key id') } },
     run: async (db, { shopId, keyId }) => {
       const apiKey = await revokeApiKey(db, shopId, keyId)
+      // Running instances hear of it from Postgres, in the same commit (db/api-keys.ts): no Redis needed.
       if (!apiKey) throw new ApiError(404, 'ORDER_NOT_FOUND', `API key ${keyId} of shop ${shopId} not found.`)
-      await announceRevocation()
       return { apiKey: apiKeyView(apiKey) }
     },
     print: ({ apiKey }) => keyLine(apiKey)

@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a public image file
-         * @description The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.
+         * @description The image bytes of a media `filePath`. No key needed; limited per client IP (`RateLimit-*` headers, 429 beyond). Carries a strong `ETag`; send it back in `If-None-Match` for a 304.
          */
         get: operations["getMediaFile"];
         put?: never;
@@ -1353,6 +1353,16 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
                     ETag: string;
                     /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
@@ -1371,6 +1381,16 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
                     ETag: string;
                     /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
@@ -1384,10 +1404,43 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
                 };
             };
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
@@ -1395,6 +1448,16 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1406,6 +1469,16 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1449,7 +1522,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1557,7 +1630,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1578,7 +1651,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1599,7 +1672,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1620,7 +1693,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1643,7 +1716,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1664,7 +1737,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1747,7 +1820,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1847,7 +1920,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1870,7 +1943,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1893,7 +1966,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1916,7 +1989,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1939,7 +2012,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1962,7 +2035,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -1985,7 +2058,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2008,7 +2081,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2029,7 +2102,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2069,7 +2142,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2167,7 +2240,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2188,7 +2261,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2209,7 +2282,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2230,7 +2303,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2253,7 +2326,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2274,7 +2347,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2360,7 +2433,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2458,7 +2531,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2479,7 +2552,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2500,7 +2573,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2521,7 +2594,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2542,7 +2615,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2565,7 +2638,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2586,7 +2659,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2635,7 +2708,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2733,7 +2806,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2754,7 +2827,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2775,7 +2848,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2796,7 +2869,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2817,7 +2890,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2840,7 +2913,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2861,7 +2934,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -2895,7 +2968,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -3954,7 +4027,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -3975,7 +4048,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -3996,7 +4069,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4017,7 +4090,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4040,7 +4113,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4061,7 +4134,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4095,7 +4168,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4137,7 +4210,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4158,7 +4231,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4179,7 +4252,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4200,7 +4273,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4223,7 +4296,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4244,7 +4317,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4288,7 +4361,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4322,7 +4395,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4343,7 +4416,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4364,7 +4437,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4385,7 +4458,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4406,7 +4479,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4429,7 +4502,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4450,7 +4523,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4504,7 +4577,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4588,7 +4661,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4609,7 +4682,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4630,7 +4703,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4651,7 +4724,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4674,7 +4747,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4695,7 +4768,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4735,7 +4808,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4790,7 +4863,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4811,7 +4884,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4832,7 +4905,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4853,7 +4926,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4876,7 +4949,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4897,7 +4970,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4940,7 +5013,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -4997,7 +5070,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5020,7 +5093,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5043,7 +5116,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5066,7 +5139,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5089,7 +5162,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5112,7 +5185,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5135,7 +5208,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5158,7 +5231,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5179,7 +5252,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5232,7 +5305,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5291,7 +5364,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5314,7 +5387,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5337,7 +5410,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5360,7 +5433,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5383,7 +5456,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5406,7 +5479,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5429,7 +5502,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5452,7 +5525,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5473,7 +5546,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5526,7 +5599,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5583,7 +5656,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5606,7 +5679,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5629,7 +5702,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5652,7 +5725,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5675,7 +5748,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5698,7 +5771,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5721,7 +5794,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5744,7 +5817,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5765,7 +5838,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5813,7 +5886,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5868,7 +5941,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5889,7 +5962,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5910,7 +5983,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5931,7 +6004,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5954,7 +6027,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -5975,7 +6048,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6027,7 +6100,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6069,7 +6142,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6092,7 +6165,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6115,7 +6188,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6138,7 +6211,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6161,7 +6234,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6184,7 +6257,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6207,7 +6280,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6230,7 +6303,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6251,7 +6324,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6300,7 +6373,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6396,7 +6469,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6417,7 +6490,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6438,7 +6511,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6459,7 +6532,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6480,7 +6553,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6503,7 +6576,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6524,7 +6597,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6558,7 +6631,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6607,7 +6680,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6628,7 +6701,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6649,7 +6722,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6670,7 +6743,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6693,7 +6766,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6714,7 +6787,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6762,7 +6835,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6812,7 +6885,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6833,7 +6906,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6854,7 +6927,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6875,7 +6948,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6896,7 +6969,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6919,7 +6992,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6940,7 +7013,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -6980,7 +7053,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7027,7 +7100,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7048,7 +7121,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7069,7 +7142,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7090,7 +7163,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7113,7 +7186,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7134,7 +7207,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7174,7 +7247,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7221,7 +7294,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7242,7 +7315,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7263,7 +7336,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7284,7 +7357,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7307,7 +7380,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7328,7 +7401,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7378,7 +7451,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7425,7 +7498,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7446,7 +7519,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7467,7 +7540,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7488,7 +7561,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7509,7 +7582,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7532,7 +7605,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7553,7 +7626,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7593,7 +7666,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7643,7 +7716,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7664,7 +7737,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7685,7 +7758,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7706,7 +7779,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7729,7 +7802,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7750,7 +7823,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7790,7 +7863,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7837,7 +7910,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7858,7 +7931,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7879,7 +7952,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7900,7 +7973,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7923,7 +7996,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7944,7 +8017,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -7994,7 +8067,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8098,7 +8171,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8119,7 +8192,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8140,7 +8213,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8161,7 +8234,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8184,7 +8257,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8205,7 +8278,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8250,7 +8323,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8297,7 +8370,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8318,7 +8391,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8339,7 +8412,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8360,7 +8433,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8383,7 +8456,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;
@@ -8404,7 +8477,7 @@ export interface operations {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
+                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the current window. */
                     "RateLimit-Remaining"?: number;

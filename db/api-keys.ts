@@ -2,7 +2,7 @@
 // the lookup by hash of a key the service has not cached.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../domain/api-key.js'
-import type { Queryable } from './client.js'
+import type { Db, Queryable } from './client.js'
 import { preparedOnce } from './prepared.js'
 import { apiKeys } from './schema.js'
 
@@ -29,13 +29,29 @@ export function listApiKeys (db: Queryable, shopId: string): Promise<ApiKeyRow[]
   return db.select(publicColumns).from(apiKeys).where(eq(apiKeys.shopId, shopId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
 }
 
-/** Revokes a key (idempotent: a revoked key keeps its first revocation time). */
-export async function revokeApiKey (db: Queryable, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-  const [apiKey] = await db.update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, date_trunc('milliseconds', now()))` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.shopId, shopId)))
-    .returning(publicColumns)
-  return apiKey
+/**
+ * The channel of revocation notices: every instance listens (plugins/auth.ts)
+ * and drops the keys it cached; the payload is the key's shop id.
+ */
+export const KEY_REVOCATIONS_CHANNEL = 'seller_api_key_revocations'
+
+/**
+ * Revokes a key (idempotent: a revoked key keeps its first revocation time) and
+ * tells every instance in the same commit: the NOTIFY is part of the transaction,
+ * so no revocation commits without its notice, whoever revokes (the operator API,
+ * the CLI) and whether or not Redis answers (docs/security.md, Revocation).
+ * Unlike the events' notifications (db/notifications.ts) it is sent inside the
+ * transaction: revocations are rare, so the commit lock a NOTIFY takes costs nothing.
+ */
+export async function revokeApiKey (db: Db, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db.transaction(async (tx) => {
+    const [apiKey] = await tx.update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, date_trunc('milliseconds', now()))` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.shopId, shopId)))
+      .returning(publicColumns)
+    if (apiKey) await tx.execute(sql`select pg_notify(${KEY_REVOCATIONS_CHANNEL}, ${shopId})`)
+    return apiKey
+  })
 }
 
 export interface AuthenticatedKey { id: string, shopId: string, lastUsedAt: Date | null }

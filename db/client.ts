@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import type { Sql } from 'postgres'
 import { CircuitBreaker } from '../domain/circuit-breaker.js'
 import { lockDataDir } from './data-dir-lock.js'
+import { PostgresListener } from './listener.js'
 import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
 import type { Db } from './drizzle-types.js'
 import * as schema from './schema.js'
@@ -28,12 +29,13 @@ export interface Database {
   poolStats?: () => { max: number, inUse: number, waiting: number }
   /**
    * LISTENs on `channel` on a connection of its own (not the pool's) for what
-   * transactions send with notifyAfterCommit (db/notifications.ts); `onNotify`
-   * gets each payload. `onListen` runs each time the LISTEN is in place: once at
-   * first, and again after the connection dropped and came back (notifications
-   * sent meanwhile are lost). Resolves to a function that stops listening.
+   * transactions send with notifyAfterCommit (db/notifications.ts) or pg_notify;
+   * `onNotify` gets each payload. `onListen` runs each time the LISTEN is in
+   * place: once at first, and again after the connection dropped and came back;
+   * `onDrop` when it dropped (notifications sent until the next `onListen` are
+   * lost). Resolves to a function that stops listening.
    */
-  listen: (channel: string, onNotify: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
+  listen: (channel: string, onNotify: (payload: string) => void, onListen: () => void, onDrop?: () => void) => Promise<() => Promise<void>>
   close: () => Promise<void>
   /** The server's breaker (null for the embedded database, which cannot go away). */
   health: CircuitBreaker | null
@@ -123,6 +125,7 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     connection: { application_name: 'shop-seller-api', synchronous_commit: 'off' }
   })
   const notifier = new Notifier((channel, payload) => notifierClient`select pg_notify(${channel}, ${payload})`)
+  let listener: PostgresListener | undefined
   return {
     db: notifyingAfterCommit(drizzle({ client: guardedClient(client, health), schema }) as unknown as Db, notifier),
     kind: 'postgres',
@@ -143,16 +146,21 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     },
     // `stats` comes from our patch of postgres.js (patches/), as porsager/postgres#443 asks.
     poolStats: () => ({ max, ...(client as unknown as { stats: { inUse: number, waiting: number } }).stats }),
-    async listen (channel, onNotify, onListen) {
-      // postgres.js keeps one dedicated connection for all LISTENs of this client,
-      // re-listens after it drops (retrying until Postgres is back) and calls onListen again.
-      const { unlisten } = await client.listen(channel, (notification) => payloadsOf(notification).forEach(onNotify), onListen)
-      return unlisten
+    async listen (channel, onNotify, onListen, onDrop = () => {}) {
+      // One dedicated connection for all LISTENs of this instance; it re-listens
+      // after a drop (retrying until Postgres is back) and says when it dropped.
+      listener ??= new PostgresListener((options) => postgres(url, options), {
+        onnotice: () => {},
+        connect_timeout: CONNECT_TIMEOUT_S,
+        backoff: (retries) => Math.min(0.05 * retries, 0.25),
+        connection: { application_name: 'shop-seller-api' }
+      })
+      return listener.subscribe(channel, { onNotify, onListen, onDrop })
     },
     async close () {
       health.stop()
       await notifier.close()
-      await Promise.all([client.end({ timeout: 5 }), notifierClient.end({ timeout: 5 })])
+      await Promise.all([client.end({ timeout: 5 }), notifierClient.end({ timeout: 5 }), listener?.stop()])
     }
   }
 }

@@ -1,4 +1,4 @@
-// Where webhooks may go (CONTRACT section 11): https:// URLs of public hosts.
+// Where webhooks may go (docs/webhooks.md, docs/security.md): https:// URLs of public hosts.
 // IP literals are judged here, when an endpoint is saved; names are judged by the
 // sender when they resolve, on the address it then connects to.
 import ipaddr from 'ipaddr.js'
@@ -24,17 +24,56 @@ const rangeNames: Record<string, string> = {
   carrierGradeNat: 'carrier-grade NAT'
 }
 
+const describe = (address: string, range: string) => `${address} is a ${rangeNames[range] ?? `special-purpose (${range})`} address`
+
+/** The only IPv6 block with public unicast addresses (RFC 4291, IANA's global unicast allocation). */
+const GLOBAL_UNICAST: [ipaddr.IPv6, number] = ipaddr.IPv6.parseCIDR('2000::/3')
+
 /**
- * Why `address` may not receive webhooks, or null when it is public. Only
- * globally routable unicast passes: besides the ranges the contract names, this
- * also refuses the other special-purpose ones (reserved, documentation, NAT64
- * with an embedded address, …). IPv4-mapped IPv6 is judged as its IPv4 address.
+ * The IPv4 address an IPv6 address carries in a form that reaches IPv4 hosts,
+ * or null: IPv4-compatible (::a.b.c.d, ::/96), IPv4-mapped (::ffff:a.b.c.d),
+ * NAT64 (64:ff9b::/96, RFC 6052) and 6to4 (2002:AABB:CCDD::/48, RFC 3056).
+ */
+function embeddedIPv4 (address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const parts = address.parts
+  const low32 = () => new ipaddr.IPv4([parts[6] >> 8, parts[6] & 0xff, parts[7] >> 8, parts[7] & 0xff])
+  const zeroUpTo = (n: number) => parts.slice(0, n).every((p) => p === 0)
+  if (zeroUpTo(6)) return low32()
+  if (zeroUpTo(5) && parts[5] === 0xffff) return low32()
+  if (parts[0] === 0x64 && parts[1] === 0xff9b && parts.slice(2, 6).every((p) => p === 0)) return low32()
+  if (parts[0] === 0x2002) return new ipaddr.IPv4([parts[1] >> 8, parts[1] & 0xff, parts[2] >> 8, parts[2] & 0xff])
+  return null
+}
+
+/**
+ * Why `address` may not receive webhooks, or null when it may: an allow-list
+ * (docs/security.md, Addresses). IPv4: public unicast only (ipaddr.js' `unicast`,
+ * none of the private, loopback, link-local, shared, reserved, documentation …
+ * ranges). IPv6: an address with an IPv4 address embedded in a form that reaches
+ * it (::a.b.c.d, ::ffff:a.b.c.d, NAT64, 6to4) is judged as that IPv4 address;
+ * any other must be in the global unicast block 2000::/3 and in none of its
+ * special-purpose ranges (Teredo, documentation, benchmarking, ORCHID …).
+ * The one check for every outbound address, when a URL is saved and when it is
+ * connected to (webhooks/sender.ts).
  */
 export function refusedAddressReason (address: string): string | null {
-  const parsed = ipaddr.process(address)
-  const range = parsed.range()
-  if (range === 'unicast') return null
-  return `${parsed.toString()} is a ${rangeNames[range] ?? `special-purpose (${range})`} address`
+  const parsed = ipaddr.parse(address)
+  if (parsed.kind() === 'ipv4') {
+    const range = parsed.range()
+    return range === 'unicast' ? null : describe(parsed.toString(), range)
+  }
+  const v6 = parsed as ipaddr.IPv6
+  const ownRange = v6.range()
+  if (ownRange === 'loopback' || ownRange === 'unspecified') return describe(v6.toString(), ownRange)
+  const embedded = embeddedIPv4(v6)
+  if (embedded !== null) {
+    const range = embedded.range()
+    return range === 'unicast' ? null : describe(embedded.toString(), range) + ` (inside ${v6.toString()})`
+  }
+  if (!v6.match(GLOBAL_UNICAST)) {
+    return ownRange === 'unicast' ? `${v6.toString()} is not a global unicast address (2000::/3)` : describe(v6.toString(), ownRange)
+  }
+  return ownRange === 'unicast' ? null : describe(v6.toString(), ownRange)
 }
 
 /** The IP address a URL hostname spells, or null for a name. */

@@ -2,11 +2,13 @@
 // sent) or `X-API-Key: <key>`. The key is resolved in onRequest without failing,
 // so the rate limiter can count unauthenticated callers per IP; the request is
 // refused with 401 right after the limiter (preParsing), before any body is read.
-// Resolved keys are cached in memory (api-key-cache.ts); a cached key is
+// Resolved keys are cached in memory (api-key-cache.ts) while this instance
+// hears revocation notices from Postgres; with Redis, a cached key is also
 // confirmed by the rate limiter's reply (confirmApiKey) or looked up again.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { findActiveApiKey, touchApiKey, type AuthenticatedKey } from '../db/api-keys.js'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { findActiveApiKey, KEY_REVOCATIONS_CHANNEL, revokeApiKey, touchApiKey, type ApiKeyRow, type AuthenticatedKey } from '../db/api-keys.js'
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js'
 import { ApiKeyCache, publishRevocation, type PendingKeyCheck } from './api-key-cache.js'
 import { ApiError } from './errors.js'
@@ -23,10 +25,21 @@ declare module 'fastify' {
     resolveApiKey: (request: FastifyRequest) => Promise<void>
     confirmApiKey: (request: FastifyRequest) => Promise<void>
     requireApiKey: (request: FastifyRequest) => Promise<void>
-    /** Makes a committed revocation act on the next request of every instance. */
-    announceKeyRevocation: () => Promise<void>
+    /** Whether the request's key is still active (a held request re-checking after a wait). */
+    apiKeyStillActive: (request: FastifyRequest) => Promise<boolean>
+    /**
+     * Revokes a key (db/api-keys.ts: the notice to every instance goes with the
+     * commit) and answers once this instance has heard that notice, so the others
+     * (which hear it at the same moment) have too; with Redis it also replaces the
+     * epoch. Once committed, nothing fails it: the revocation stands whether or
+     * not Redis answers.
+     */
+    revokeApiKeyEverywhere: (shopId: string, keyId: string) => Promise<ApiKeyRow | undefined>
   }
 }
+
+/** How long a revoke waits to hear its own notice (it is sent at commit, so this is only a bound). */
+const NOTICE_WAIT_MS = 2000
 
 /** lastUsedAt is advisory: refresh it at most once a minute per key, so it costs no write per request. */
 const TOUCH_INTERVAL_MS = 60_000
@@ -43,8 +56,37 @@ export function presentedKey (request: FastifyRequest): string | undefined {
 
 async function authPlugin (fastify: FastifyInstance) {
   const { redis, config } = fastify
-  const cache = new ApiKeyCache(redis ? 'shared' : fastify.database.kind === 'pglite' ? 'local' : 'off')
+  const cache = new ApiKeyCache(redis ? 'shared' : 'database')
   fastify.decorate('apiKeyCache', cache)
+  let listened = false
+  /** Revokes waiting to hear their notice, by shop. */
+  const noticeWaiters = new Map<string, Set<() => void>>()
+  function heard (shopId: string) {
+    cache.revoked()
+    for (const done of noticeWaiters.get(shopId) ?? []) done()
+    noticeWaiters.delete(shopId)
+  }
+  function hearing (shopId: string): { heard: Promise<void>, cancel: () => void } {
+    let waiters = noticeWaiters.get(shopId)
+    if (!waiters) noticeWaiters.set(shopId, waiters = new Set())
+    let done!: () => void
+    const heard = new Promise<void>((resolve) => { done = resolve })
+    waiters.add(done)
+    const timer = setTimeout(done, NOTICE_WAIT_MS)
+    const cancel = () => { clearTimeout(timer); waiters.delete(done) }
+    return { heard: heard.then(cancel), cancel }
+  }
+  const unlisten = await fastify.database.listen(KEY_REVOCATIONS_CHANNEL, heard, () => {
+    if (listened) fastify.log.info('revocation listener reconnected: caching api keys again')
+    listened = true
+    cache.listenerUp()
+  }, () => {
+    fastify.log.warn('revocation listener disconnected: every api key is looked up in the database until it is back')
+    cache.listenerDown()
+  })
+  fastify.addHook('onClose', async () => {
+    await unlisten().catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the revocation listener'))
+  })
   fastify.decorateRequest('apiKey', null)
   fastify.decorateRequest('apiKeyCheck', null)
 
@@ -56,10 +98,10 @@ async function authPlugin (fastify: FastifyInstance) {
   }
 
   async function lookUp (request: FastifyRequest, hash: string) {
-    const epoch = cache.currentEpoch
+    const mark = cache.mark
     const key = await findActiveApiKey(fastify.db, hash)
     if (!key) return
-    cache.remember(hash, key, epoch)
+    cache.remember(hash, key, mark)
     request.apiKey = key
     await touchIfStale(request, key)
   }
@@ -90,9 +132,42 @@ async function authPlugin (fastify: FastifyInstance) {
     if (!request.apiKey) throw new ApiError(401, 'API_KEY_INVALID', 'The API key is missing, malformed, unknown or revoked.')
   })
 
-  fastify.decorate('announceKeyRevocation', async function announceKeyRevocation () {
-    cache.revokedHere()
-    if (redis) await publishRevocation(redis, config.REDIS_PREFIX)
+  fastify.decorate('apiKeyStillActive', async function apiKeyStillActive (request: FastifyRequest) {
+    const secret = presentedKey(request)
+    if (!request.apiKey || !secret) return false
+    const hash = hashApiKey(secret)
+    if (cache.holds(hash)) return true
+    const mark = cache.mark
+    const key = await findActiveApiKey(fastify.db, hash)
+    if (key) cache.remember(hash, key, mark)
+    return key !== undefined
+  })
+
+  fastify.decorate('revokeApiKeyEverywhere', async function revokeApiKeyEverywhere (shopId: string, keyId: string) {
+    // Waiting starts before the commit: the notice may arrive before the commit's own answer.
+    const notice = hearing(shopId)
+    let apiKey: ApiKeyRow | undefined
+    try {
+      apiKey = await revokeApiKey(fastify.db, shopId, keyId)
+    } finally {
+      if (!apiKey) notice.cancel()
+    }
+    if (!apiKey) return undefined
+    cache.revoked()
+    if (redis) {
+      await publishRevocation(redis, config.REDIS_PREFIX).catch((err: unknown) => {
+        // Every instance still hears the revocation's notice from Postgres.
+        fastify.log.warn({ err }, 'could not replace the api key revocation epoch in redis (instances hear the notice from postgres)')
+      })
+    }
+    if (cache.hearsNotices) {
+      await notice.heard
+      // The other instances' listeners got the notice in the same moment; let this turn's I/O be read.
+      await nextTurn()
+    } else {
+      notice.cancel()
+    }
+    return apiKey
   })
 }
 

@@ -23,6 +23,8 @@ export const ConfigSchema = Type.Object({
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'an http:// or https:// URL without a trailing slash' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300, description: 'an integer of at least 1' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'an integer of at least 1000 (milliseconds)' }),
+  PUBLIC_RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'an integer of at least 1 (requests per client IP per RATE_LIMIT_WINDOW_MS)' }),
+  MEDIA_CACHE_MB: Type.Integer({ minimum: 0, maximum: 4096, default: 64, description: 'an integer from 0 to 4096 (MiB; 0 turns the cache off)' }),
   IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400, description: 'an integer of at least 1 (seconds)' }),
   TRUST_PROXY: Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], {
     default: false,

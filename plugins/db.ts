@@ -37,7 +37,7 @@ async function dbPlugin (fastify: FastifyInstance, options: DbPluginOptions) {
   const { health } = database
   fastify.decorate('databaseHealth', { get state () { return health?.state ?? 'closed' } })
   if (!health) return
-  const onOpen = (err: unknown) => fastify.log.warn({ err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+  const onOpen = (err: unknown) => fastify.log.warn({ err },
     'database unreachable: requests get 503 until a probe reaches it again')
   const onClose = (downMs: number) => fastify.log.info({ downMs }, 'database reachable again')
   health.on('open', onOpen).on('close', onClose)

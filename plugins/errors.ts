@@ -96,7 +96,7 @@ async function errorsPlugin (fastify: FastifyInstance) {
     if (known) return reply.code(known.status).send(errorBody(known.code, known.message))
     if (isUnavailable(err)) {
       // The dependency's breaker logs the outage once; a line per request would flood the log.
-      request.log.debug({ err: { message: err.message, code: err.code } }, 'dependency unavailable')
+      request.log.debug({ err }, 'dependency unavailable')
       return reply.code(503).header('retry-after', '1').send(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.'))
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {

@@ -4,9 +4,11 @@
 // wrote it, and wakes only the held requests of that shop. A wake-up is a hint:
 // the woken request re-reads the feed. When the listening connection comes back
 // after a drop, every held request is woken once, since hints sent meanwhile are
-// lost. On close, held requests are answered at once.
+// lost. A key revocation's notice wakes the shop's held requests as well, to
+// re-check their key (docs/security.md). On close, held requests are answered at once.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { KEY_REVOCATIONS_CHANNEL } from '../db/api-keys.js'
 import { EVENTS_CHANNEL } from '../db/events.js'
 
 declare module 'fastify' {
@@ -134,10 +136,12 @@ async function eventWakeupsPlugin (fastify: FastifyInstance) {
     }
     listening = true
   })
+  // A revocation wakes the shop's held requests too: each re-checks its key and a revoked one gets 401.
+  const unlistenRevocations = await fastify.database.listen(KEY_REVOCATIONS_CHANNEL, (shopId) => registry.wake(shopId), () => {})
   fastify.decorate('eventWakeups', registry)
   fastify.addHook('preClose', async () => { registry.closeAll() })
   fastify.addHook('onClose', async () => {
-    await unlisten().catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the event listener'))
+    await Promise.all([unlisten(), unlistenRevocations()]).catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the event listener'))
   })
 }
 

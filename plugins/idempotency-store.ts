@@ -111,7 +111,7 @@ async function idempotencyStorePlugin (fastify: FastifyInstance) {
   fastify.decorate('idempotencyStore', databaseIdempotencyStore(fastify.db))
   const sweep = setInterval(() => {
     fastify.db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, Date.now()))
-      .catch((err: unknown) => fastify.log.warn({ err: { message: (err as Error).message } }, 'could not sweep expired idempotency records'))
+      .catch((err: unknown) => fastify.log.warn({ err }, 'could not sweep expired idempotency records'))
   }, SWEEP_INTERVAL_MS)
   sweep.unref()
   fastify.addHook('onClose', async () => { clearInterval(sweep) })

@@ -131,7 +131,7 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
       // Refused by a breaker: nothing was sent. Otherwise the claim may still land.
       if (!(err instanceof DependencyUnavailableError)) abandon(storeKey, claim)
       // The store's breaker logs the outage once; a line per request would flood the log.
-      request.log.debug({ err: { message: (err as Error).message } }, 'idempotency store unavailable')
+      request.log.debug({ err }, 'idempotency store unavailable')
       throw storeUnavailable()
     }
     if (existing === null) {
@@ -168,7 +168,7 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
       }, ttlMs)
     } catch (err) {
       // The claim stays until its lock expires: releasing it would let a retry run a request that did run.
-      request.log.warn({ err: { message: (err as Error).message } }, 'could not record idempotent response')
+      request.log.warn({ err }, 'could not record idempotent response')
     }
     return payload
   }

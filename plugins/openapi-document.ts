@@ -37,7 +37,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 /** The response headers the service sends: what each says and its shape. */
 export const responseHeaders: Record<string, Json> = {
   'X-Request-Id': { description: 'The request\'s id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request.', schema: { type: 'string' } },
-  'RateLimit-Limit': { description: 'Requests allowed per window for this key.', schema: { type: 'integer' } },
+  'RateLimit-Limit': { description: 'Requests allowed per window for this key (for the public files: for this client IP).', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
   'RateLimit-Policy': { description: 'The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`.', schema: { type: 'string' } },
@@ -52,7 +52,7 @@ export const responseHeaders: Record<string, Json> = {
 function headersFor (operationId: string, status: number, authenticated: boolean, idempotent: boolean): Record<string, Json> {
   const header = (name: string, required = false) => ({ ...responseHeaders[name], required })
   const headers: Record<string, Json> = { 'X-Request-Id': header('X-Request-Id', true) }
-  if (authenticated) {
+  if (authenticated || operationId === 'getMediaFile') {
     for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) headers[name] = header(name)
   }
   if (status === 429 || status === 503) headers['Retry-After'] = header('Retry-After', status === 429)

@@ -43,8 +43,8 @@ async function redisPlugin (fastify: FastifyInstance) {
   })
   const health = new CircuitBreaker({ name: 'redis', probeIntervalMs: PROBE_INTERVAL_MS, probe: () => redis.ping() })
   // The breaker reports outages; the client's own connection errors would repeat them.
-  redis.on('error', (err) => { fastify.log.debug({ err: { message: err.message } }, 'redis connection error') })
-  health.on('open', (err) => fastify.log.warn({ err: { message: (err as Error).message } }, 'redis unavailable: skipped (rate limits in memory, idempotent requests 503) until it answers again'))
+  redis.on('error', (err) => { fastify.log.debug({ err }, 'redis connection error') })
+  health.on('open', (err) => fastify.log.warn({ err }, 'redis unavailable: skipped (rate limits in memory, idempotent requests 503) until it answers again'))
   health.on('close', (downMs) => fastify.log.info({ downMs }, 'redis available again'))
   try {
     await redis.connect()

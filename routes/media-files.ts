@@ -1,11 +1,17 @@
 // Public image files at GET /media/<id>.<ext> (no key): the bytes with their
 // sniffed Content-Type, nosniff, a strong ETag (SHA-256) and a year of immutable
-// caching, since a file never changes under its id.
+// caching, since a file never changes under its id. Served from memory once read
+// (plugins/media-file-cache.ts) and limited per client IP (PUBLIC_RATE_LIMIT_MAX
+// per RATE_LIMIT_WINDOW_MS, with the RateLimit-* headers), so nobody can turn
+// public URLs into database load (docs/security.md, Public files).
+import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { findMediaFile } from '../db/media.js'
 import { isUuid } from '../domain/ids.js'
 import { ApiError } from '../plugins/errors.js'
+import { MediaFileCache } from '../plugins/media-file-cache.js'
+import { redisRateLimitStore } from '../plugins/rate-limit-store.js'
 import { ErrorBody } from '../schemas/common.js'
 import { MediaFileParams } from '../schemas/media.js'
 
@@ -23,12 +29,37 @@ export function etagMatches (ifNoneMatch: string | undefined, etag: string): boo
 const fileNotFound = () => new ApiError(404, 'NOT_FOUND', 'No such file.')
 
 const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { config, redis, redisHealth } = fastify
+  const cache = new MediaFileCache(config.MEDIA_CACHE_MB * 1024 * 1024)
+  const windowSeconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
+
+  await fastify.register(rateLimit, {
+    global: false,
+    max: config.PUBLIC_RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    enableDraftSpec: true,
+    // Its own windows: not shared with the per-key or failed-authentication ones of /v1.
+    keyGenerator: (request) => `public-ip:${request.ip}`,
+    ...(redis && redisHealth ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) } : {}),
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) => new ApiError(429, 'RATE_LIMIT', `Rate limit exceeded; retry in ${context.after}.`)
+  })
+  fastify.addHook('onRequest', fastify.rateLimit())
+  fastify.addHook('onSend', async function draftRateLimitHeaders (_request, reply, payload) {
+    const limit = reply.getHeader('ratelimit-limit')
+    if (limit !== undefined) {
+      reply.header('ratelimit-policy', `"default";q=${limit};w=${windowSeconds}`)
+      reply.header('ratelimit', `"default";r=${reply.getHeader('ratelimit-remaining')};t=${reply.getHeader('ratelimit-reset')}`)
+    }
+    return payload
+  })
+
   fastify.get('/:file', {
     schema: {
       operationId: 'getMediaFile',
       tags: ['service'],
       summary: 'Get a public image file',
-      description: 'The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',
+      description: 'The image bytes of a media `filePath`. No key needed; limited per client IP (`RateLimit-*` headers, 429 beyond). Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',
       params: MediaFileParams,
       headers: Type.Object({
         'if-none-match': Type.Optional(Type.String({ description: 'ETags you hold (or `*`): when one matches, the answer is 304 with no body.' }))
@@ -36,14 +67,20 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: {
         200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes.' }),
         304: Type.Unsafe({ description: 'Not modified: no body.' }),
-        404: Type.Ref(ErrorBody)
+        404: Type.Ref(ErrorBody),
+        429: Type.Ref(ErrorBody)
       }
     }
   }, async function getMediaFile (request, reply) {
     const match = /^([^.]+)\.([a-z]+)$/.exec(request.params.file)
     if (!match || !isUuid(match[1])) throw fileNotFound()
-    const file = await findMediaFile(fastify.db, match[1].toLowerCase(), match[2])
-    if (!file) throw fileNotFound()
+    const name = `${match[1].toLowerCase()}.${match[2]}`
+    let file = cache.get(name)
+    if (!file) {
+      file = await findMediaFile(fastify.db, match[1].toLowerCase(), match[2])
+      if (!file) throw fileNotFound()
+      cache.set(name, file)
+    }
     const etag = `"${file.sha256}"`
     reply.header('etag', etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff')
     // No payload at all: a 304 has no body, so it must not announce a JSON one either.

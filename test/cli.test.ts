@@ -21,7 +21,7 @@ async function cliWith (env: Record<string, string>, ...args: string[]): Promise
   }
 }
 
-// The service's Redis too: the CLI tells running instances about revocations there.
+// The service's Redis too (the CLI itself needs none: revocations reach running instances through Postgres).
 const cli = async (...args: string[]) => {
   const config = await testConfig()
   return cliWith({ DATABASE_URL: await fileDatabaseUrl(), REDIS_URL: config.REDIS_URL!, REDIS_PREFIX: config.REDIS_PREFIX }, ...args)

@@ -2,11 +2,13 @@
 // Redis, and gives shortcuts for the fixtures every test needs (a shop and key).
 import tap from 'tap'
 import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request'
-import { buildApp } from '../app.js'
+import { buildApp, serverOptions } from '../app.js'
 import { driftProblems } from './fixtures/openapi-drift.js'
 import { loadConfig, type Config } from '../plugins/config.js'
 import { createTestDatabase, testRedisPrefix, testRedisUrl } from './databases.js'
 import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
+import { processLogFile, recordSecrets } from './log-sweep.js'
+import { openSync, writeSync } from 'node:fs'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
 type Test = { teardown: (fn: () => unknown) => void, fail: (message: string) => unknown }
@@ -44,9 +46,28 @@ export async function testConfig (overrides: Partial<Config> = {}): Promise<Conf
   })
 }
 
-/** A fresh app instance, closed when the test `t` ends; every response it gives through inject is drift-checked. */
+let logFile: { write: (line: string) => void } | undefined
+
+/**
+ * Where the apps of this test process log: at trace, into the run's log directory,
+ * which the log sweep searches for secrets after the run (test/log-sweep.ts).
+ */
+function sweptLogger (config: Config) {
+  if (!logFile) {
+    const fd = openSync(processLogFile(), 'a')
+    logFile = { write: (line) => { writeSync(fd, line) } }
+    recordSecrets('', [INTERNAL_TOKEN])
+  }
+  return { ...(serverOptions(config).logger as object), level: 'trace', stream: logFile }
+}
+
+/**
+ * A fresh app instance, closed when the test `t` ends; every response it gives
+ * through inject is drift-checked, and the secrets in it are recorded for the log sweep.
+ */
 export async function build (t: Test, overrides: Partial<Config> = {}): Promise<App> {
-  const app = await buildApp({ config: await testConfig(overrides) })
+  const config = await testConfig(overrides)
+  const app = await buildApp({ config }, { logger: sweptLogger(config) })
   t.teardown(() => app.close())
   checkResponsesAgainstDocument(t, app)
   return app
@@ -61,6 +82,7 @@ function checkResponsesAgainstDocument (t: Test, app: App) {
   const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>
   app.inject = (async (options: InjectOptions | string) => {
     const res = await inject(options)
+    recordSecrets(res.body)
     const method = typeof options === 'string' ? 'GET' : (options.method ?? 'GET')
     const url = typeof options === 'string' ? options : String(options.url ?? options.path ?? '/')
     for (const problem of driftProblems(documents, method, url, { statusCode: res.statusCode, headers: res.headers, body: res.body })) {

@@ -1,9 +1,11 @@
 // Runs once after the test files (tap's `after`): drops what test files of this
 // run created and could not drop themselves (a file killed on timeout): their
 // databases and Redis keys, recognised by the run id in their names. Nothing of
-// another run is touched.
+// another run is touched. Then the log sweep (test/log-sweep.ts): the run fails
+// when any app log line carries a secret.
 import postgres from 'postgres'
 import { adminUrl, deleteRedisKeys, runDatabasePattern, runRedisPattern, testRunId } from './databases.js'
+import { finishSweep } from './log-sweep.js'
 
 const runId = testRunId()
 const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} })
@@ -12,3 +14,4 @@ const names = (await admin<Array<{ datname: string }>>`select datname from pg_da
 for (const name of names) await admin.unsafe(`drop database if exists ${name} with (force)`)
 await admin.end()
 await deleteRedisKeys(runRedisPattern(runId))
+if (!finishSweep()) process.exitCode = 1

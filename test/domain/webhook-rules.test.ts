@@ -59,7 +59,8 @@ t.test('WEBHOOK_* configuration is validated', async (t) => {
 })
 
 t.test('only public unicast addresses may receive webhooks', async (t) => {
-  for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700::1111', '2001:4860:4860::8888']) {
+  for (const address of ['93.184.215.14', '8.8.8.8', '2606:4700::1111', '2001:4860:4860::8888',
+    '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '::808:808']) {
     t.equal(refusedAddressReason(address), null, `${address} is public`)
   }
   const refused: Array<[string, RegExp]> = [
@@ -68,7 +69,15 @@ t.test('only public unicast addresses may receive webhooks', async (t) => {
     ['169.254.169.254', /link-local/], ['fe80::1', /link-local/], ['fc00::1', /unique-local/], ['fd00:ec2::254', /unique-local/],
     ['224.0.0.251', /multicast/], ['ff02::1', /multicast/], ['0.0.0.0', /unspecified/], ['::', /unspecified/],
     ['100.64.1.1', /carrier-grade NAT/], ['255.255.255.255', /broadcast/], ['192.0.2.1', /special-purpose \(reserved\)/],
-    ['64:ff9b::a00:1', /special-purpose/]
+    ['64:ff9b::a00:1', /10\.0\.0\.1 is a private address/],
+    // IPv6 forms that carry an IPv4 address: judged as that address.
+    ['::7f00:1', /127\.0\.0\.1 is a loopback address \(inside ::7f00:1\)/], ['::a9fe:a9fe', /169\.254\.169\.254 is a link-local/],
+    ['::127.0.0.1', /127\.0\.0\.1 is a loopback/], ['64:ff9b::7f00:1', /127\.0\.0\.1 is a loopback/],
+    ['2002:7f00:1::', /127\.0\.0\.1 is a loopback/], ['2002:a9fe:a9fe::1', /169\.254\.169\.254 is a link-local/],
+    ['2002:c0a8:1::', /192\.168\.0\.1 is a private/],
+    // Outside the global unicast block, or special-purpose inside it.
+    ['64:ff9b:1::1', /special-purpose \(rfc6052\)|not a global unicast/], ['100::1', /special-purpose|not a global unicast/], ['4000::1', /not a global unicast/],
+    ['2001:db8::1', /special-purpose/], ['2001::1', /special-purpose \(teredo\)/], ['::ffff:0:7f00:1', /special-purpose|not a global unicast/]
   ]
   for (const [address, reason] of refused) t.match(refusedAddressReason(address), reason, `${address} refused`)
 })

@@ -18,6 +18,8 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   PUBLIC_BASE_URL: 'http://example.com/',
   RATE_LIMIT_MAX: '0',
   RATE_LIMIT_WINDOW_MS: '999',
+  PUBLIC_RATE_LIMIT_MAX: '0',
+  MEDIA_CACHE_MB: '-1',
   IDEMPOTENCY_TTL_S: 'a day',
   TRUST_PROXY: 'yes',
   LOG_LEVEL: 'verbose',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { build, createShop } from '../helper.js'
+import { build, buildBehindDatabaseRelay, createShop } from '../helper.js'
 import { images, upload } from '../fixtures/images.js'
 
 t.test('serves an uploaded image publicly with type, nosniff, strong ETag and long caching', async (t) => {
@@ -16,7 +16,7 @@ t.test('serves an uploaded image publicly with type, nosniff, strong ETag and lo
   t.match(res.headers['cache-control'], /max-age=31536000/)
   t.match(res.headers['cache-control'], /immutable/)
   t.same(res.rawPayload, images.gif)
-  t.notOk(res.headers['ratelimit-limit'], 'public files are not rate limited per key')
+  t.equal(res.headers['ratelimit-limit'], '600', 'public files are limited per client IP, not per key')
 
   const head = await app.inject({ method: 'HEAD', url: `/${filePath}` })
   t.equal(head.statusCode, 200)
@@ -73,4 +73,32 @@ t.test('unknown or malformed file names are a 404 envelope', async (t) => {
     t.equal(res.json().success, false, url)
     t.equal(res.json().error.code, 'NOT_FOUND', url.slice(0, 60))
   }
+})
+
+t.test('a file served again costs no database query; beyond the per-IP limit, 429 with RateLimit headers', async (t) => {
+  const { app, relay } = await buildBehindDatabaseRelay(t, { PUBLIC_RATE_LIMIT_MAX: 20 })
+  const shop = await createShop(app)
+  const { filePath } = (await upload(app, shop, images.png)).json().data
+  const get = (remoteAddress = '203.0.113.7') => app.inject({ method: 'GET', url: `/${filePath}`, remoteAddress })
+  const lookups = relay.countFromApp((chunk) => chunk.includes(filePath.slice('media/'.length, -'.png'.length)))
+  const first = await get()
+  t.equal(first.statusCode, 200)
+  t.equal(lookups.count, 1, 'the first request reads the file from the database (the counter sees queries)')
+  t.equal(first.headers['ratelimit-limit'], '20', 'limited per client IP')
+  t.equal(first.headers['ratelimit-remaining'], '19')
+  t.match(first.headers['ratelimit-policy'], /^"default";q=20;w=\d+$/)
+  for (let i = 0; i < 19; i++) {
+    const res = await get()
+    t.equal(res.statusCode, 200)
+    t.same(res.rawPayload, images.png)
+  }
+  t.equal(lookups.count, 1, '19 more answers, no query for the file sent to the database')
+  const refused = await get()
+  t.equal(refused.statusCode, 429, 'the 21st request of the window from that IP')
+  t.equal(refused.json().error.code, 'RATE_LIMIT')
+  t.ok(refused.headers['retry-after'])
+  t.equal(refused.headers['ratelimit-remaining'], '0')
+  const unknown = `/media/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}.png`
+  t.equal((await app.inject({ method: 'GET', url: unknown, remoteAddress: '203.0.113.7' })).statusCode, 429, 'unknown files count too: no lookup')
+  t.equal((await get('203.0.113.8')).statusCode, 200, 'another IP has its own window')
 })

@@ -36,6 +36,21 @@ t.test('a name that resolves to a loopback address is refused at delivery time',
   t.equal(receiver.attempts.length, 0, 'nothing reached the receiver')
 })
 
+t.test('an IPv4-compatible IPv6 literal of a loopback address is refused at delivery time too', async (t) => {
+  // Saved while private addresses were allowed, delivered by an instance that refuses them.
+  const lenient = await build(t, { ...localDelivery })
+  const shop = await createShop(lenient)
+  const receiver = await startReceiver(t)
+  const { endpoint } = await createEndpoint(lenient, shop, { url: `http://[::7f00:1]:${receiver.port}/hooks` })
+  await lenient.close()
+  const app = await build(t, { ...localDelivery, WEBHOOK_ALLOW_PRIVATE: false, WEBHOOK_RETRY_SCHEDULE: '60' })
+  await buy(app, await createProduct(app, shop))
+  const delivery = await firstOutcome(app, shop, endpoint.id)
+  t.match(delivery, { status: 'pending', attempts: 1, lastStatusCode: null })
+  t.match(delivery.lastError, /^Not sent: the URL must point to a public address \(127\.0\.0\.1 is a loopback address/)
+  t.equal(receiver.attempts.length, 0, 'nothing reached the receiver')
+})
+
 t.test('redirects are not followed, silence times out, big answers are cut off', async (t) => {
   const app = await build(t, { ...localDelivery, WEBHOOK_TIMEOUT_MS: 500, WEBHOOK_RETRY_SCHEDULE: '60' })
   const shop = await createShop(app)

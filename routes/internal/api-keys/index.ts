@@ -1,9 +1,9 @@
 // A shop's API keys: create (the secret is shown once), list, revoke.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createApiKey, listApiKeys, revokeApiKey } from '../../../db/api-keys.js'
+import { createApiKey, listApiKeys } from '../../../db/api-keys.js'
 import { findShop } from '../../../db/shops.js'
-import { ApiError, notFound } from '../../../plugins/errors.js'
+import { notFound } from '../../../plugins/errors.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
 import { ApiKeySchema, apiKeyView, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
 
@@ -50,20 +50,14 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'revokeApiKey',
       tags: ['internal'],
       summary: 'Revoke an API key',
-      description: 'Takes effect on the very next request, on every instance. 503 SERVICE_UNAVAILABLE when the key is revoked in the database but the instances could not be told (Redis unreachable): revoke again, it is safe to repeat; until then other instances may accept the key for up to a minute.',
+      description: 'Takes effect on the very next request, on every instance: the revocation and its notice to every instance are one commit. Safe to repeat (a revoked key keeps its first revocation time). A held long poll of the key is answered 401.',
       security: internalSecurity,
       params: Type.Object({ shopId: Id, keyId: Id }),
       response: { 200: Envelope(Type.Object({ apiKey: ApiKeySchema })), ...errors, 503: Type.Ref(ErrorBody) }
     }
   }, async function revokeKey (request) {
-    const apiKey = await revokeApiKey(fastify.db, request.params.shopId, request.params.keyId)
+    const apiKey = await fastify.revokeApiKeyEverywhere(request.params.shopId, request.params.keyId)
     if (!apiKey) throw notFound('API key')
-    try {
-      await fastify.announceKeyRevocation()
-    } catch (err) {
-      request.log.error({ err }, 'could not announce an api key revocation')
-      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The key is revoked, but not every instance could be told yet; revoke it again shortly.')
-    }
     return { success: true as const, data: { apiKey: apiKeyView(apiKey) } }
   })
 }

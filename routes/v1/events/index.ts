@@ -61,6 +61,8 @@ const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         position = read.nextSeq
       }
       while ((read === null || read.events.length === 0) && watch && await watch.next(deadline - Date.now())) {
+        // Woken (an event, or a revocation of one of the shop's keys): the key may have been revoked meanwhile.
+        if (!await fastify.apiKeyStillActive(request)) throw new ApiError(401, 'API_KEY_INVALID', 'The API key is missing, malformed, unknown or revoked.')
         read = await readFrom(shopId, position, types, limit)
         position = read.nextSeq
       }

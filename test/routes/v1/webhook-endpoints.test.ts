@@ -75,7 +75,12 @@ t.test('URL rules at creation', async (t) => {
     'https://10.0.0.1/', 'https://172.16.5.4/', 'https://192.168.1.1/', 'https://169.254.169.254/latest',
     'https://0.0.0.0/', 'https://224.0.0.1/', 'https://100.64.0.1/',
     'https://[::1]/', 'https://[::]/', 'https://[fe80::1]/', 'https://[fd12:3456::1]/', 'https://[ff02::1]/',
-    'https://[::ffff:127.0.0.1]/', 'https://[::ffff:10.0.0.1]/'
+    'https://[::ffff:127.0.0.1]/', 'https://[::ffff:10.0.0.1]/',
+    // IPv6 forms carrying an IPv4 address are judged as that address.
+    'https://[::7f00:1]/', 'https://[::a9fe:a9fe]/latest', 'https://[64:ff9b::7f00:1]/', 'https://[2002:7f00:1::]/',
+    'http://[::7f00:1]/', 'https://[2002:a9fe:a9fe::]/',
+    // Outside the global unicast block 2000::/3, or special-purpose inside it.
+    'https://[64:ff9b:1::a00:1]/', 'https://[4000::1]/', 'https://[2001:db8::1]/', 'https://[2001::1]/'
   ]
   for (const url of refused) {
     const res = await call(app, shop, 'POST', '', { url })
@@ -85,6 +90,8 @@ t.test('URL rules at creation', async (t) => {
   }
   const loopback = await call(app, shop, 'POST', '', { url: 'https://127.0.0.1/' })
   t.match(loopback.json().error.message, /public address \(127\.0\.0\.1 is a loopback address\)/)
+  const compatible = await call(app, shop, 'POST', '', { url: 'https://[::a9fe:a9fe]/' })
+  t.match(compatible.json().error.message, /169\.254\.169\.254 is a link-local address \(inside ::a9fe:a9fe\)/)
 
   const accepted = ['https://hooks.example.invalid/x?shop=1', 'https://93.184.215.14/hook', 'https://[2606:4700::1111]/h', 'https://localhost:8443/']
   for (const url of accepted) t.equal((await call(app, shop, 'POST', '', { url })).statusCode, 201, `${url} accepted (names are judged at delivery)`)
