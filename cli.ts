@@ -6,7 +6,6 @@
 // Arguments are checked before the database opens. It opens the database the
 // service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
 // refuses while a running server holds it) and applies pending migrations first.
-import { Redis } from 'ioredis'
 import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
 import { upsertCurrencyRate } from './db/currency-rates.js'
@@ -19,6 +18,7 @@ import { isUuid } from './domain/ids.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
 import { ConfigError, loadConfig } from './plugins/config.js'
 import { publishRevocation } from './plugins/api-key-cache.js'
+import { createRedisClient } from './plugins/redis.js'
 import { ApiError } from './plugins/errors.js'
 import { currencyRateView, CurrencyCodeSchema } from './schemas/catalog.js'
 import { apiKeyView } from './schemas/operator.js'
@@ -72,12 +72,13 @@ const orderLines = (o: Order) => [
 
 /**
  * Running instances cache API keys and learn of revocations through Redis
- * (plugins/api-key-cache.ts): tell them, with the service's REDIS_URL and REDIS_PREFIX.
+ * (plugins/api-key-cache.ts): tell them, with the service's Redis settings and REDIS_PREFIX.
  */
 async function announceRevocation () {
-  const { REDIS_URL, REDIS_PREFIX } = loadConfig()
-  if (!REDIS_URL) return
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 })
+  const config = loadConfig()
+  const redis = createRedisClient(config, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 })
+  if (!redis) return
+  const { REDIS_PREFIX } = config
   try {
     await redis.connect()
     await publishRevocation(redis, REDIS_PREFIX)
@@ -234,7 +235,7 @@ async function main (argv: string[]): Promise<number> {
   const config = loadConfig()
   let database
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 1 })
+    database = await openDatabase({ url: config.DATABASE_URL, directUrl: config.DATABASE_DIRECT_URL, preparedStatements: config.DB_PREPARED_STATEMENTS, dataDir: config.DATA_DIR, poolMax: 1 })
     await database.migrate()
   } catch (err) {
     const reason = explainOpenFailure(err, { url: config.DATABASE_URL, dataDir: config.DATA_DIR })
