@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 direct="${TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}}"
 pg_host=$(node -e "console.log(new URL(process.argv[1]).hostname)" "$direct")
 pg_port=$(node -e "console.log(new URL(process.argv[1]).port || 5432)" "$direct")
+# A server that wants a password (.ci/run gives a fresh cluster's postgres one): PgBouncer logs in with it.
+pg_password=$(node -e "console.log(decodeURIComponent(new URL(process.argv[1]).password))" "$direct")
 
 if ! command -v pgbouncer >/dev/null && [ ! -x /usr/sbin/pgbouncer ]; then
   echo "installing pgbouncer"
@@ -27,7 +29,7 @@ chmod 755 "$dir"
 port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
 cat >"$dir/pgbouncer.ini" <<INI
 [databases]
-* = host=$pg_host port=$pg_port
+* = host=$pg_host port=$pg_port${pg_password:+ password=$pg_password}
 [pgbouncer]
 listen_addr = 127.0.0.1
 listen_port = $port
@@ -40,7 +42,7 @@ default_pool_size = 10
 logfile = $dir/pgbouncer.log
 pidfile = $dir/pgbouncer.pid
 INI
-echo '"postgres" ""' >"$dir/userlist.txt"
+echo "\"postgres\" \"$pg_password\"" >"$dir/userlist.txt"
 # PgBouncer refuses to run as root: as root, it switches to the postgres user.
 as_user=()
 if [ "$(id -u)" = 0 ]; then chown -R postgres "$dir"; as_user=(-u postgres); fi
