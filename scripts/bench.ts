@@ -217,6 +217,8 @@ function serviceEnv (port: number, extra: Record<string, string>): Record<string
     LOG_LEVEL: 'warn',
     INTERNAL_TOKEN: 'bench-internal-token-0123456789',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    // On a machine busier than the bench (0 turns shedding off), so the preflight is not refused.
+    ...(process.env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS ? { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: process.env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS } : {}),
     ...extra
   }
 }
