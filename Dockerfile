@@ -3,12 +3,12 @@
 # runs, so the image and CI build the same thing); the runtime stage is a slim
 # Node image with dist/ and production dependencies only, running as `node`.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY . .
 RUN scripts/build-release.sh /src /app
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app

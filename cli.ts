@@ -214,7 +214,7 @@ async function main (argv: string[]): Promise<number> {
   const config = loadConfig()
   let database
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 1 })
+    database = await openDatabase({ url: config.DATABASE_URL, directUrl: config.DATABASE_DIRECT_URL, preparedStatements: config.DB_PREPARED_STATEMENTS, dataDir: config.DATA_DIR, poolMax: 1 })
     await database.migrate()
   } catch (err) {
     const reason = explainOpenFailure(err, { url: config.DATABASE_URL, dataDir: config.DATA_DIR })

@@ -13,6 +13,7 @@ import type { Sql } from 'postgres'
 import { CircuitBreaker } from '../domain/circuit-breaker.js'
 import { lockDataDir } from './data-dir-lock.js'
 import { PostgresListener } from './listener.js'
+import { detectPooler, usePreparedStatements, type PreparedStatements } from './pooler.js'
 import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
 import type { Db } from './drizzle-types.js'
 import * as schema from './schema.js'
@@ -37,6 +38,8 @@ export interface Database {
    */
   listen: (channel: string, onNotify: (payload: string) => void, onListen: () => void, onDrop?: () => void) => Promise<() => Promise<void>>
   close: () => Promise<void>
+  /** What an operator should hear about the connection at start (e.g. a setting the pooler keeps from the server). */
+  notes: string[]
   /** The server's breaker (null for the embedded database, which cannot go away). */
   health: CircuitBreaker | null
 }
@@ -46,15 +49,20 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 const MIGRATION_LOCK = 7_310_455_021
 
 export interface DatabaseOptions {
-  /** postgres:// URL; when absent the embedded PGlite is used. */
+  /** postgres:// URL; when absent the embedded PGlite is used. May be a transaction pooler (db/pooler.ts). */
   url?: string
+  /** A session of its own (not a transaction pooler) for LISTEN, migrations and their lock; default `url`. */
+  directUrl?: string
+  /** Named prepared statements: `auto` sends them unless `url` is a pooler that cannot keep them. */
+  preparedStatements?: PreparedStatements
   /** Where PGlite keeps its files; `memory://` keeps nothing. */
   dataDir?: string
   poolMax?: number
 }
 
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolMax ?? 10) : openPglite(options.dataDir ?? './data')
+  if (!options.url) return openPglite(options.dataDir ?? './data')
+  return openPostgres(options.url, options.directUrl ?? options.url, options.poolMax ?? 10, options.preparedStatements ?? 'auto')
 }
 
 /** Seconds a connection attempt may take before the request gets its 503. */
@@ -82,28 +90,56 @@ function guardedClient (client: Sql, breaker: CircuitBreaker): Sql {
   })
 }
 
-async function openPostgres (url: string, max: number): Promise<Database> {
+/** Refused at start: what needs a session of its own would go through the pooler. */
+export class PoolerWithoutDirectUrlError extends Error {
+  constructor (pooler: string) {
+    super(`DATABASE_URL points at ${pooler}; set DATABASE_DIRECT_URL to a session connection (Postgres itself or a session-mode pool) for LISTEN, migrations and their advisory lock (docs/deploying.md)`)
+    this.name = 'PoolerWithoutDirectUrlError'
+  }
+}
+
+async function openPostgres (url: string, directUrl: string, max: number, preparedStatements: PreparedStatements): Promise<Database> {
   const { default: postgres } = await import('postgres')
   const { drizzle } = await import('drizzle-orm/postgres-js')
   const { migrate } = await import('drizzle-orm/postgres-js/migrator')
+  const check = await detectPooler(url)
+  if (check.pooler !== null && directUrl === url) throw new PoolerWithoutDirectUrlError(check.pooler)
+  const pooled = check.pooler !== null
+  const notes: string[] = []
   const client = postgres(url, {
     max,
     onnotice: () => {},
     connect_timeout: CONNECT_TIMEOUT_S,
+    // Off through a transaction pooler: the next statement may reach a server
+    // connection that never saw the name (docs/deploying.md, "PgBouncer").
+    prepare: usePreparedStatements(preparedStatements, check),
     // The pool's reconnect delay, shared by its connections, grows to 20 s by
     // default; the breaker already keeps requests off a down server, so after
     // an outage the pool reconnects at once.
     backoff: (retries) => Math.min(0.05 * retries, 0.25),
     // Dates come back as Date; numeric stays an exact string (drizzle's default).
-    connection: {
-      application_name: 'shop-seller-api',
-      // The hot writes are single statements without BEGIN / COMMIT (db/event-statements.ts).
-      // When the client goes away while one still runs (waiting for a row lock, say),
-      // Postgres notices within this interval and cancels it, so a request that failed
-      // leaves nothing behind, as an uncommitted transaction would (Postgres 14 or later).
-      client_connection_check_interval: String(CLIENT_CHECK_INTERVAL_MS)
-    }
+    // A pooler refuses startup parameters it does not know, and would not keep them
+    // for the server connections it hands out anyway: there the server's role
+    // setting gives it (checked below).
+    connection: pooled
+      ? { application_name: 'shop-seller-api' }
+      : {
+          application_name: 'shop-seller-api',
+          // The hot writes are single statements without BEGIN / COMMIT (db/event-statements.ts).
+          // When the client goes away while one still runs (waiting for a row lock, say),
+          // Postgres notices within this interval and cancels it, so a request that failed
+          // leaves nothing behind, as an uncommitted transaction would (Postgres 14 or later).
+          client_connection_check_interval: String(CLIENT_CHECK_INTERVAL_MS)
+        }
   })
+  if (pooled) {
+    const [{ interval }] = await client<Array<{ interval: string }>>`select current_setting('client_connection_check_interval') as interval`
+    if (interval === '0') {
+      notes.push(`DATABASE_URL goes through ${check.pooler}, whose server connections have client_connection_check_interval=0: ` +
+        'a write whose instance dies while it waits for a lock may still commit. ' +
+        `Set it on the role: ALTER ROLE <user> SET client_connection_check_interval = '${CLIENT_CHECK_INTERVAL_MS}ms' (docs/deploying.md).`)
+    }
+  }
   const health = new CircuitBreaker({
     name: 'database',
     probeIntervalMs: PROBE_INTERVAL_MS,
@@ -117,8 +153,8 @@ async function openPostgres (url: string, max: number): Promise<Database> {
       }
     }
   })
-  // Notifications after commit, on a connection of their own that does not wait for the disk.
-  const notifierClient = postgres(url, {
+  // Notifications after commit, on a session of their own that does not wait for the disk.
+  const notifierClient = postgres(directUrl, {
     max: 1,
     onnotice: () => {},
     connect_timeout: CONNECT_TIMEOUT_S,
@@ -132,7 +168,7 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     health,
     async migrate () {
       // One connection, so the session-level lock and the migration share it.
-      const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+      const single = postgres(directUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 })
       try {
         await single`select pg_advisory_lock(${MIGRATION_LOCK})`
         await migrate(drizzle({ client: single, schema }), { migrationsFolder })
@@ -149,7 +185,9 @@ async function openPostgres (url: string, max: number): Promise<Database> {
     async listen (channel, onNotify, onListen, onDrop = () => {}) {
       // One dedicated connection for all LISTENs of this instance; it re-listens
       // after a drop (retrying until Postgres is back) and says when it dropped.
-      listener ??= new PostgresListener((options) => postgres(url, options), {
+      // A session of its own (DATABASE_DIRECT_URL): through a transaction pooler,
+      // notifications would not reach it.
+      listener ??= new PostgresListener((options) => postgres(directUrl, options), {
         onnotice: () => {},
         connect_timeout: CONNECT_TIMEOUT_S,
         backoff: (retries) => Math.min(0.05 * retries, 0.25),
@@ -161,7 +199,8 @@ async function openPostgres (url: string, max: number): Promise<Database> {
       health.stop()
       await notifier.close()
       await Promise.all([client.end({ timeout: 5 }), notifierClient.end({ timeout: 5 }), listener?.stop()])
-    }
+    },
+    notes
   }
 }
 
@@ -204,6 +243,7 @@ async function openPglite (dataDir: string): Promise<Database> {
       if (!client.closed) await client.close()
       unlock()
     },
-    health: null
+    health: null,
+    notes: []
   }
 }

@@ -9,6 +9,9 @@ import envSchema from 'env-schema'
 import { DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
 import { StringEnum } from '../schemas/common.js'
 
+/** host:port, host:port, … (a host may be an [IPv6] address). */
+const SENTINELS_PATTERN = '^\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}\\s*(,\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}\\s*)*$'
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 // Each `description` is what the error message says the variable accepts.
@@ -16,8 +19,12 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
   HOST: Type.String({ pattern: '^\\S+$', default: '127.0.0.1', description: 'an address or host name to listen on' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' })),
+  DATABASE_DIRECT_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL of a session connection (not a transaction pooler)' })),
+  DB_PREPARED_STATEMENTS: StringEnum(['auto', 'on', 'off'] as const, { default: 'auto', description: 'auto, on or off' }),
   DATA_DIR: Type.String({ pattern: '^\\S', default: './data', description: 'a directory path' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' })),
+  REDIS_SENTINELS: Type.Optional(Type.String({ pattern: SENTINELS_PATTERN, description: 'comma-separated host:port of Redis Sentinels' })),
+  REDIS_SENTINEL_NAME: Type.Optional(Type.String({ pattern: '^\\S+$', description: 'the name the Sentinels monitor the primary under' })),
   REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:', description: '1–64 characters of letters, digits and :_.-' }),
   INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'a token of at least 16 characters' })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'an http:// or https:// URL without a trailing slash' })),
@@ -62,7 +69,7 @@ const defaultMaxEventLoopDelayMs = (databaseUrl: string | undefined) => database
 type VariableName = keyof typeof ConfigSchema.properties
 
 /** Values that are never echoed back in an error: they may hold passwords. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN'])
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'INTERNAL_TOKEN'])
 
 export class ConfigError extends Error {
   constructor (readonly problems: string[]) {
@@ -128,6 +135,13 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (typeof config.TRUST_PROXY === 'string') {
     const trust = trustProxyProblem(config.TRUST_PROXY)
     if (trust) problems.push(trust)
+  }
+  if (config.DATABASE_DIRECT_URL !== undefined && config.DATABASE_URL === undefined) {
+    problems.push(problem('DATABASE_DIRECT_URL', config.DATABASE_DIRECT_URL, 'to be set only with DATABASE_URL'))
+  }
+  if ((config.REDIS_SENTINELS === undefined) !== (config.REDIS_SENTINEL_NAME === undefined)) {
+    const [name, value] = config.REDIS_SENTINELS === undefined ? ['REDIS_SENTINEL_NAME', config.REDIS_SENTINEL_NAME] : ['REDIS_SENTINELS', config.REDIS_SENTINELS]
+    problems.push(problem(name, value, 'REDIS_SENTINELS and REDIS_SENTINEL_NAME to be set together'))
   }
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
     problems.push(problem('METRICS_PORT', config.METRICS_PORT))

@@ -26,10 +26,13 @@ async function dbPlugin (fastify: FastifyInstance, options: DbPluginOptions) {
   const { config } = fastify
   const database = options.database ?? await openDatabase({
     url: config.DATABASE_URL,
+    directUrl: config.DATABASE_DIRECT_URL,
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
     dataDir: config.DATA_DIR,
     poolMax: config.DB_POOL_MAX
   })
   if (!options.database) fastify.addHook('onClose', async () => { await database.close() })
+  for (const note of database.notes) fastify.log.warn(note)
   await database.migrate()
   fastify.decorate('database', database)
   fastify.decorate('db', database.db)

@@ -79,6 +79,8 @@ export function errorBody (code: string, message: string, details?: ErrorDetail[
 async function errorsPlugin (fastify: FastifyInstance) {
   fastify.setErrorHandler(function handleError (err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (err instanceof ApiError) {
+      // Every 503 says when to come back (docs/reliability.md).
+      if (err.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
       return reply.code(err.statusCode).send(errorBody(err.code, err.message, err.details))
     }
     if (err.validation) {

@@ -1,10 +1,16 @@
-// Where idempotency records live: Redis when REDIS_URL is set (shared by every
+// Where idempotency records live: Redis when REDIS_URL / REDIS_SENTINELS is set (shared by every
 // instance), otherwise the database. Both claim a key atomically before the
 // request runs, so two instances receiving the same key at once run it once.
 // A claim carries a token naming its request: a release drops the claim only
 // if it is still that request's, never another request's claim of the same key.
 // Redis is used through its breaker (plugins/redis.ts): while it is down every
 // call fails at once, and a call that fails opens it.
+// Behind Sentinel a failover promotes a replica, and Redis replicates after it
+// answers: a claim or record the old primary took but had not passed on would be
+// gone, and a retry would run the request again. There each claim and record
+// waits (WAIT) until a replica has it, when the primary has one (ROLE, checked
+// at most once a second); a claim no replica confirms in time is given up (503,
+// the request does not run) (docs/deploying.md, "Redis Sentinel").
 import { and, eq, isNull, lt } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -45,15 +51,49 @@ const releaseScript = 'if redis.call("GET", KEYS[1]) == ARGV[1] then return redi
 /** Redis answering with an error is Redis up (and our bug); anything else is Redis away. */
 const isRedisOutage = (err: unknown) => !(err instanceof ReplyError)
 
-export function redisIdempotencyStore (redis: Redis, prefix: string, breaker: CircuitBreaker): IdempotencyStore {
+/** How long a write behind Sentinel waits for a replica to confirm it. */
+const REPLICA_WAIT_MS = 250
+/** How long the primary's replica count (ROLE) is taken as known. */
+const REPLICA_CHECK_MS = 1000
+
+/** Thrown when no replica confirmed a write in time: Redis answered, so its breaker stays closed. */
+export class NotReplicatedError extends Error {
+  constructor () {
+    super(`no replica confirmed the write within ${REPLICA_WAIT_MS} ms`)
+    this.name = 'NotReplicatedError'
+  }
+}
+
+export function redisIdempotencyStore (redis: Redis, prefix: string, breaker: CircuitBreaker, options: { waitForReplica?: boolean } = {}): IdempotencyStore {
   const call = <T>(operation: () => Promise<T>) => breaker.call(operation, isRedisOutage)
   const claimValue = (claim: Claim) => JSON.stringify({ fingerprint: claim.fingerprint, response: null, token: claim.token })
+  // A primary without replicas (the one just promoted, until the old one comes
+  // back as its replica) has nobody to lose a write to: nothing to wait for.
+  let replicasCheckedAt = 0
+  let hasReplica = true
+  async function replicated () {
+    if (!options.waitForReplica) return
+    if (Date.now() - replicasCheckedAt > REPLICA_CHECK_MS) {
+      const [, , replicas] = await call(() => redis.role()) as [string, number, unknown[]]
+      hasReplica = Array.isArray(replicas) && replicas.length > 0
+      replicasCheckedAt = Date.now()
+    }
+    if (!hasReplica) return
+    const confirmed = await call(() => redis.wait(1, REPLICA_WAIT_MS))
+    if (confirmed < 1) {
+      replicasCheckedAt = 0
+      throw new NotReplicatedError()
+    }
+  }
   return {
     async claim (key, claim, lockMs) {
       // A claim that vanishes between SET NX and GET (expiry) is simply retried.
       for (let attempt = 0; attempt < 3; attempt++) {
         const claimed = await call(() => redis.set(prefix + key, claimValue(claim), 'PX', lockMs, 'NX'))
-        if (claimed === 'OK') return null
+        if (claimed === 'OK') {
+          await replicated()
+          return null
+        }
         const existing = await call(() => redis.get(prefix + key))
         if (existing !== null) {
           const record = JSON.parse(existing) as IdempotencyRecord
@@ -64,6 +104,7 @@ export function redisIdempotencyStore (redis: Redis, prefix: string, breaker: Ci
     },
     async complete (key, record, ttlMs) {
       await call(() => redis.set(prefix + key, JSON.stringify(record), 'PX', ttlMs))
+      await replicated()
     },
     async release (key, claim) {
       await call(() => redis.eval(releaseScript, 1, prefix + key, claimValue(claim)))
@@ -105,7 +146,8 @@ const SWEEP_INTERVAL_MS = 10 * 60_000
 
 async function idempotencyStorePlugin (fastify: FastifyInstance) {
   if (fastify.redis && fastify.redisHealth) {
-    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}idem:`, fastify.redisHealth))
+    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}idem:`, fastify.redisHealth,
+      { waitForReplica: fastify.config.REDIS_SENTINELS !== undefined }))
     return
   }
   fastify.decorate('idempotencyStore', databaseIdempotencyStore(fastify.db))

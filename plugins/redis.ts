@@ -1,4 +1,4 @@
-// Redis (when REDIS_URL is set) as `fastify.redis`, shared by the rate limiter and
+// Redis (when REDIS_URL or REDIS_SENTINELS is set) as `fastify.redis`, shared by the rate limiter and
 // the idempotency store, behind a circuit breaker `fastify.redisHealth`
 // (domain/circuit-breaker.ts; its `state` is `closed`, `open` or `half-open`).
 // A Redis that refuses connections fails a command at once (no offline queue);
@@ -6,15 +6,21 @@
 // Either opens the breaker: from then on Redis is skipped (the rate limiter counts
 // in memory, idempotent requests get 503) while a PING probes it in the background;
 // the first answer closes it again. One warning per outage, one line on recovery.
+// Behind Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NAME) ioredis asks the
+// Sentinels for the primary on every (re)connection and follows their
+// +switch-master announcements, so a failover is an outage like any other:
+// the breaker opens, and closes once the promoted replica answers
+// (docs/deploying.md, "Redis Sentinel").
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
+import { Redis, type RedisOptions } from 'ioredis'
 import { CircuitBreaker } from '../domain/circuit-breaker.js'
+import type { Config } from './config.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     redis: Redis | null
-    /** Redis' breaker; null without REDIS_URL. */
+    /** Redis' breaker; null without REDIS_URL / REDIS_SENTINELS. */
     redisHealth: CircuitBreaker | null
   }
 }
@@ -23,14 +29,42 @@ const COMMAND_TIMEOUT_MS = 500
 /** How often a Redis known to be down is probed. */
 const PROBE_INTERVAL_MS = 500
 
-async function redisPlugin (fastify: FastifyInstance) {
-  const url = fastify.config.REDIS_URL
-  if (!url) {
-    fastify.decorate('redis', null)
-    fastify.decorate('redisHealth', null)
-    return
+/** `host:port, host:port` as ioredis' sentinel list. */
+export function parseSentinels (list: string): Array<{ host: string, port: number }> {
+  return list.split(',').map((entry) => {
+    const trimmed = entry.trim()
+    const colon = trimmed.lastIndexOf(':')
+    return { host: trimmed.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(trimmed.slice(colon + 1)) }
+  })
+}
+
+/**
+ * A client for the configured Redis, or null without one: REDIS_URL alone names
+ * the server; with REDIS_SENTINELS the Sentinels name the primary, and REDIS_URL
+ * (optional) still gives the credentials, the database number and, as rediss://,
+ * TLS to the primary and the Sentinels.
+ */
+export function createRedisClient (config: Pick<Config, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME'>, options: RedisOptions): Redis | null {
+  const url = config.REDIS_URL
+  if (!config.REDIS_SENTINELS || !config.REDIS_SENTINEL_NAME) return url ? new Redis(url, options) : null
+  const tls = url?.startsWith('rediss://') ?? false
+  const sentinelOptions: RedisOptions = {
+    ...options,
+    sentinels: parseSentinels(config.REDIS_SENTINELS),
+    name: config.REDIS_SENTINEL_NAME,
+    sentinelCommandTimeout: COMMAND_TIMEOUT_MS,
+    // Keeps asking the Sentinels while none answers, as the data connection retries.
+    sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    // Subscribes to the Sentinels' +switch-master: the client moves to the promoted
+    // replica as soon as they announce it, not only when the old primary's socket dies.
+    failoverDetector: true,
+    ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {})
   }
-  const redis = new Redis(url, {
+  return url ? new Redis(url, sentinelOptions) : new Redis(sentinelOptions)
+}
+
+async function redisPlugin (fastify: FastifyInstance) {
+  const redis = createRedisClient(fastify.config, {
     lazyConnect: true,
     enableOfflineQueue: false,
     connectTimeout: COMMAND_TIMEOUT_MS,
@@ -41,6 +75,11 @@ async function redisPlugin (fastify: FastifyInstance) {
     autoResendUnfulfilledCommands: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000)
   })
+  if (!redis) {
+    fastify.decorate('redis', null)
+    fastify.decorate('redisHealth', null)
+    return
+  }
   const health = new CircuitBreaker({ name: 'redis', probeIntervalMs: PROBE_INTERVAL_MS, probe: () => redis.ping() })
   // The breaker reports outages; the client's own connection errors would repeat them.
   redis.on('error', (err) => { fastify.log.debug({ err }, 'redis connection error') })

@@ -29,7 +29,10 @@
 // BENCH_DB (seller_api_bench; _10k and _1m are added for the table-size pair),
 // BENCH_NODE_ARGS (extra node flags for every server, e.g. --cpu-prof),
 // BENCH_BASELINE_PREPARE=0 (read baseline without named statements),
-// BENCH_KEEP_DB=1 (leave the databases for EXPLAIN and the like).
+// BENCH_KEEP_DB=1 (leave the databases for EXPLAIN and the like),
+// BENCH_POOLER_URL (a transaction pooler in front of DATABASE_URL's server, e.g.
+// PgBouncer: the main service's requests go through it, its session work to
+// DATABASE_URL; the baselines stay direct; docs/performance.md, "Behind PgBouncer").
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -49,6 +52,7 @@ import {
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
+const BENCH_POOLER_URL = process.env.BENCH_POOLER_URL || ''
 const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench'
 const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
 const RUNS = Number(process.env.BENCH_RUNS || 3)
@@ -213,6 +217,8 @@ function serviceEnv (port: number, extra: Record<string, string>): Record<string
     LOG_LEVEL: 'warn',
     INTERNAL_TOKEN: 'bench-internal-token-0123456789',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    // On a machine busier than the bench (0 turns shedding off), so the preflight is not refused.
+    ...(process.env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS ? { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: process.env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS } : {}),
     ...extra
   }
 }
@@ -268,7 +274,10 @@ async function main () {
   log(`${elapsed()} seeded${fixtures ? ` (main: ${fixtures.orderCount} orders, ${fixtures.messageCount} messages)` : ''}; built dist/`)
 
   const withRedis = (database: string, prefix: string) => ({ DATABASE_URL: databaseUrl(DATABASE_URL, database), REDIS_URL, REDIS_PREFIX: prefix })
-  const service = mainNeeded ? await startService('service', withRedis(databases.main, redisPrefixes.main), 'shop-seller-api') : null
+  const throughPooler: Record<string, string> = BENCH_POOLER_URL
+    ? { DATABASE_URL: databaseUrl(BENCH_POOLER_URL, databases.main), DATABASE_DIRECT_URL: databaseUrl(DATABASE_URL, databases.main) }
+    : {}
+  const service = mainNeeded ? await startService('service', { ...withRedis(databases.main, redisPrefixes.main), ...throughPooler }, 'shop-seller-api') : null
   const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'bench-baseline.ts', 'seller-api-bench-baseline') : null
   const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'bench-write-baseline.ts', 'seller-api-bench-write-baseline') : null
   const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small), 'shop-seller-api') : null

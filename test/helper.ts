@@ -5,7 +5,7 @@ import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my
 import { buildApp, serverOptions } from '../app.js'
 import { driftProblems } from './fixtures/openapi-drift.js'
 import { loadConfig, type Config } from '../plugins/config.js'
-import { createTestDatabase, testRedisPrefix, testRedisUrl } from './databases.js'
+import { createTestDatabase, testRedisPrefix, testRedisUrl, withDatabase } from './databases.js'
 import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
 import { processLogFile, recordSecrets } from './log-sweep.js'
 import { openSync, writeSync } from 'node:fs'
@@ -27,10 +27,20 @@ export function fileDatabaseUrl (): Promise<string> {
   return database.then((d) => d.url)
 }
 
+/**
+ * TEST_DATABASE_POOLER_URL (set by .ci/pgbouncer.sh): the apps reach the file's
+ * database through that transaction pooler, and Postgres itself as DATABASE_DIRECT_URL.
+ */
+export function throughPooler (databaseUrl: string): { DATABASE_URL: string, DATABASE_DIRECT_URL?: string } {
+  const pooler = process.env.TEST_DATABASE_POOLER_URL
+  if (!pooler) return { DATABASE_URL: databaseUrl }
+  return { DATABASE_URL: withDatabase(pooler, new URL(databaseUrl).pathname.slice(1)), DATABASE_DIRECT_URL: databaseUrl }
+}
+
 export async function testConfig (overrides: Partial<Config> = {}): Promise<Config> {
   const databaseUrl = await fileDatabaseUrl()
   return loadConfig({}, {
-    DATABASE_URL: databaseUrl,
+    ...throughPooler(databaseUrl),
     REDIS_URL: testRedisUrl(),
     // Instances of one test file share their Redis windows and records; files do not.
     REDIS_PREFIX: testRedisPrefix(new URL(databaseUrl).pathname.slice(1)),
@@ -98,11 +108,39 @@ function checkResponsesAgainstDocument (t: Test, app: App) {
  */
 export async function buildBehindDatabaseRelay (t: Test, overrides: Partial<Config> = {}): Promise<{ app: App, relay: TcpRelay, databaseUrl: string }> {
   const databaseUrl = await fileDatabaseUrl()
-  const target = new URL(databaseUrl)
-  const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
-  t.teardown(relay.cut)
-  const app = await build(t, { ...overrides, DATABASE_URL: viaRelay(databaseUrl, relay) })
-  return { app, relay, databaseUrl }
+  const relayTo = async (url: string) => {
+    const target = new URL(url)
+    const relay = await tcpRelay(target.hostname, Number(target.port || 5432))
+    t.teardown(relay.cut)
+    return relay
+  }
+  const { DATABASE_URL: url, DATABASE_DIRECT_URL: directUrl } = throughPooler(databaseUrl)
+  if (directUrl === undefined) {
+    const relay = await relayTo(url)
+    const app = await build(t, { ...overrides, DATABASE_URL: viaRelay(url, relay) })
+    return { app, relay, databaseUrl }
+  }
+  // Behind a pooler: one relay for the pooler, one for the direct connection, cut together.
+  const [pooled, direct] = [await relayTo(url), await relayTo(directUrl)]
+  const app = await build(t, { ...overrides, DATABASE_URL: viaRelay(url, pooled), DATABASE_DIRECT_URL: viaRelay(directUrl, direct) })
+  return { app, relay: bothRelays(pooled, direct), databaseUrl }
+}
+
+/** Two relays acting as one. */
+function bothRelays (a: TcpRelay, b: TcpRelay): TcpRelay {
+  return {
+    port: a.port,
+    cut: async () => { await Promise.all([a.cut(), b.cut()]) },
+    restore: async () => { await Promise.all([a.restore(), b.restore()]) },
+    pause: () => { a.pause(); b.pause() },
+    pauseOn: (matches) => { a.pauseOn(matches); b.pauseOn(matches) },
+    resume: () => { a.resume(); b.resume() },
+    countFromApp: (matches) => {
+      const [ca, cb] = [a.countFromApp(matches), b.countFromApp(matches)]
+      return { get count () { return ca.count + cb.count } }
+    },
+    get paused () { return a.paused || b.paused }
+  }
 }
 
 export interface ShopFixture {

@@ -11,8 +11,12 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   PORT: '70000',
   HOST: ' ',
   DATABASE_URL: 'mysql://user:secret@db/app',
+  DATABASE_DIRECT_URL: 'mysql://user:secret@db/app',
+  DB_PREPARED_STATEMENTS: 'sometimes',
   DATA_DIR: ' ',
   REDIS_URL: 'memcached://cache',
+  REDIS_SENTINELS: 'sentinel-a, sentinel-b:26379',
+  REDIS_SENTINEL_NAME: ' ',
   REDIS_PREFIX: 'has spaces',
   INTERNAL_TOKEN: 'short',
   PUBLIC_BASE_URL: 'http://example.com/',
@@ -63,6 +67,18 @@ t.test('each variable: one line naming it and the values it accepts', async (t) 
   t.match(problems({ LOG_LEVEL: 'verbose' })[0], /expected one of fatal, error, warn, info, debug, trace, silent\./)
   t.match(problems({ TRUST_PROXY: '2' })[0], /a hop count trusts no proxy/)
   t.match(problems({ METRICS_PORT: '3000' })[0], /^Invalid configuration: METRICS_PORT="3000": expected .*other than PORT/)
+})
+
+t.test('a pooler and its direct connection; Redis behind Sentinel', async (t) => {
+  const pooled = loadConfig({ DATABASE_URL: 'postgres://app@pgbouncer:6432/app', DATABASE_DIRECT_URL: 'postgres://app@postgres:5432/app', DB_PREPARED_STATEMENTS: 'off' })
+  t.equal(pooled.DATABASE_DIRECT_URL, 'postgres://app@postgres:5432/app')
+  t.equal(pooled.DB_PREPARED_STATEMENTS, 'off')
+  t.equal(loadConfig({}).DB_PREPARED_STATEMENTS, 'auto')
+  t.match(problems({ DATABASE_DIRECT_URL: 'postgres://app:secret@postgres/app' })[0], /^Invalid configuration: DATABASE_DIRECT_URL=\(value hidden\): expected to be set only with DATABASE_URL\.$/)
+  const sentinel = loadConfig({ REDIS_SENTINELS: 'sentinel-a:26379, [::1]:26380,10.0.0.3:26381', REDIS_SENTINEL_NAME: 'seller', REDIS_URL: 'rediss://:pw@redis/0' })
+  t.equal(sentinel.REDIS_SENTINELS, 'sentinel-a:26379, [::1]:26380,10.0.0.3:26381')
+  t.match(problems({ REDIS_SENTINELS: 'sentinel-a:26379' })[0], /^Invalid configuration: REDIS_SENTINELS=.*REDIS_SENTINEL_NAME to be set together\.$/)
+  t.match(problems({ REDIS_SENTINEL_NAME: 'seller' })[0], /^Invalid configuration: REDIS_SENTINEL_NAME=.*set together\.$/)
 })
 
 t.test('TRUST_PROXY accepts what Fastify can use', async (t) => {

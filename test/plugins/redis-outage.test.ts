@@ -67,6 +67,7 @@ t.test('Redis hung under load: skipped after the first failures, claims never bl
   const whileOpen = Date.now()
   const refused = await postMessage(app, shop.headers, order.id, 'while-open')
   t.equal(refused.statusCode, 503, 'keyed requests are refused while Redis is down')
+  t.equal(refused.headers['retry-after'], '1', 'the 503 says when to come back')
   t.ok(Date.now() - whileOpen < 150, 'at once')
   const ready = await app.inject({ method: 'GET', url: '/readyz' })
   t.same(ready.json().error.details, [{ path: 'redis', message: 'is not reachable' }], '/readyz names Redis')

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN } from '../helper.js'
+import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, throughPooler } from '../helper.js'
 import { testRedisUrl } from '../databases.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
@@ -53,7 +53,7 @@ t.test('an instance killed mid-attempt loses nothing', async (t) => {
   await setup.close()
 
   const { child, port } = await startServerProcess(t, {
-    DATABASE_URL: databaseUrl,
+    ...throughPooler(databaseUrl),
     REDIS_URL: testRedisUrl(),
     REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
     INTERNAL_TOKEN,
