@@ -16,6 +16,9 @@ import { startReceiver, type WebhookReceiver } from './fixtures/webhook-receiver
 import { createEndpoint } from './fixtures/webhooks.js'
 import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from './helper.js'
 
+// Two instances started three times each and two load phases: longer than the suite's 120 s per file.
+t.setTimeout(300_000)
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Instance { name: string, port: number, process?: ServerProcess }
