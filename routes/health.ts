@@ -38,7 +38,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getReadiness',
       tags: ['service'],
       summary: 'The database (and Redis, when configured) answer and the instance is neither overloaded nor shutting down',
-      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded).`,
+      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded; \`shutdown\` at once while the instance drains before it stops).`,
       response: { 200: Status, 503: Type.Ref(ErrorBody) }
     }
   }, async function readyz (_request, reply) {
