@@ -9,6 +9,7 @@ import { seedTaxonomy } from './db/taxonomy.js'
 import auth from './plugins/auth.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
+import drain from './plugins/drain.js'
 import errors, { handleClientError, handleFrameworkError } from './plugins/errors.js'
 import eventRetention from './plugins/event-retention.js'
 import eventWakeups from './plugins/event-wakeups.js'
@@ -47,6 +48,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(auth)
   await fastify.register(idempotencyStore)
   await fastify.register(eventWakeups)
+  await fastify.register(drain)
   await fastify.register(eventRetention)
   await fastify.register(openapi)
   await fastify.register(webhookWorker)

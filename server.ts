@@ -1,5 +1,6 @@
-// Process entry: read the configuration, build the app, listen, and close
-// gracefully on SIGTERM / SIGINT (in-flight requests finish first). A start that
+// Process entry: read the configuration, build the app, listen, and on SIGTERM /
+// SIGINT drain (docs/deploying-rolling.md) and close gracefully (in-flight
+// requests finish first). A start that
 // cannot succeed (bad setting, database away, data directory taken) ends with
 // one line saying why, not a stack trace.
 import closeWithGrace from 'close-with-grace'
@@ -7,6 +8,9 @@ import { buildApp } from './app.js'
 import { prepareEmbeddedInstallation } from './db/first-run.js'
 import { explainOpenFailure } from './db/open-failure.js'
 import { ConfigError, loadConfig, type Config } from './plugins/config.js'
+
+/** How long the close after the drain may take (in-flight requests, webhook attempts) before the process exits anyway. */
+const CLOSE_TIMEOUT_MS = 10_000
 
 function fail (line: string): never {
   process.stderr.write(line + '\n')
@@ -30,9 +34,21 @@ async function main () {
     if (reason) fail(`Start failed: ${reason}`)
     throw err
   }
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'server closing after an error')
-    else app.log.info({ signal }, 'server closing')
+  // A signal first drains (plugins/drain.ts: not ready, keep-alive clients told to
+  // move, held polls answered) for SHUTDOWN_DRAIN_MS, then closes; a second signal
+  // ends the process at once.
+  const drainMs = firstRun.config.SHUTDOWN_DRAIN_MS
+  closeWithGrace({
+    delay: drainMs + CLOSE_TIMEOUT_MS,
+    onSecondSignal: (signal) => app.log.warn({ signal }, 'second signal: exiting at once'),
+    onTimeout: (delay) => app.log.error({ delay }, 'the close took too long: exiting')
+  }, async ({ signal, err }) => {
+    if (err) {
+      app.log.error({ err }, 'server closing after an error')
+    } else {
+      if (signal && drainMs > 0 && app.server.listening) await app.drain.start()
+      app.log.info({ signal }, 'server closing')
+    }
     await app.close()
   })
   await firstRun.seed(app)

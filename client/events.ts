@@ -37,7 +37,7 @@ export async function * followEvents (client: SellerClient, options: FollowOptio
     } catch (err) {
       if (options.signal?.aborted) return
       // The service is away: wait a little and poll again from the same cursor.
-      if (err instanceof SellerApiError && (err.code === 'NETWORK_ERROR' || err.status === 503 || err.status === 429)) {
+      if (err instanceof SellerApiError && (err.code === 'NETWORK_ERROR' || err.status === 429 || err.status === 502 || err.status === 503 || err.status === 504)) {
         await sleep(1000, undefined, { signal: options.signal }).catch(() => {})
         continue
       }

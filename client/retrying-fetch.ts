@@ -1,15 +1,16 @@
 // A `fetch` for openapi-fetch that does what every integrator writes again:
 // the key header, an `Idempotency-Key` on the calls that accept one (the same
 // key on every retry of a call, so a retry never acts twice), and retries of
-// 429 and 503 honouring `Retry-After` (network failures too, when the call is
-// safe to repeat: a GET, or a call carrying an Idempotency-Key).
+// 429 and 503 honouring `Retry-After` (a load balancer's 502 / 504 and network
+// failures too, when the call is safe to repeat: a GET, or a call carrying an
+// Idempotency-Key).
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 4). */
   attempts?: number
-  /** The wait when a 429/503 carries no Retry-After, doubled each time (default 500 ms). */
+  /** The wait when a 429/502/503/504 carries no Retry-After, doubled each time (default 500 ms). */
   baseDelayMs?: number
   /** The longest single wait (default 30 s). */
   maxDelayMs?: number
@@ -17,6 +18,8 @@ export interface RetryOptions {
 
 /** Seller operations that accept an Idempotency-Key: creating a product, take / deliver / cancel, posting a message. */
 const idempotentPost = /^\/v1\/(products|orders\/[^/]+\/(take|deliver|cancel|messages))\/?$/
+
+const retriedWhenRepeatable = new Set([502, 503, 504])
 
 export function retryingFetch (apiKey: string, options: RetryOptions = {}, baseFetch: typeof fetch = fetch): (request: Request) => Promise<Response> {
   const attempts = options.attempts ?? 4
@@ -39,8 +42,10 @@ export function retryingFetch (apiKey: string, options: RetryOptions = {}, baseF
         await sleep(backoff(attempt, baseDelayMs, maxDelayMs), undefined, { signal: request.signal })
         continue
       }
-      // A 429 was refused before any work; a 503 may have been cut mid-way, so it is repeated only when that is safe.
-      const retry = response.status === 429 || (response.status === 503 && repeatable)
+      // A 429 was refused before any work; a 503, or a balancer's 502 / 504 (the
+      // instance behind it went away mid-request), may have been cut mid-way, so
+      // they are repeated only when that is safe.
+      const retry = response.status === 429 || (retriedWhenRepeatable.has(response.status) && repeatable)
       if (!retry || last) return response
       const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoff(attempt, baseDelayMs, maxDelayMs)
       await response.body?.cancel()

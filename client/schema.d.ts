@@ -28,8 +28,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The database (and Redis, when configured) answer and the instance is not overloaded
-         * @description Each dependency must answer within 1000 ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in `details` (`path`: `database`, `redis` or `pressure`, with the limit that is exceeded).
+         * The database (and Redis, when configured) answer and the instance is neither overloaded nor shutting down
+         * @description Each dependency must answer within 1000 ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in `details` (`path`: `database`, `redis` or `pressure`, with the limit that is exceeded; `shutdown` at once while the instance drains before it stops).
          */
         get: operations["getReadiness"];
         put?: never;

@@ -106,6 +106,24 @@ export async function readFeed (db: Queryable, shopId: string, after: number | n
   return { after: from, events: found, nextSeq, newest, pruned }
 }
 
+/**
+ * The page `readFeed(db, shopId, after, types, limit)` would give, taken from a
+ * read of every kind of event made from an earlier or equal position
+ * (plugins/event-wakeups.ts shares one among the held requests of a shop), or
+ * null when that read cannot tell: it did not examine past `after`, the cursor
+ * has expired since, or it examined only part of what comes after `after`
+ * without finding anything (a read of its own goes on from there).
+ */
+export function pageOf (shared: FeedRead, after: number, types: readonly EventType[], limit: number): FeedRead | null {
+  if (after < shared.after || after < shared.pruned || after > shared.nextSeq) return null
+  const wanted = new Set(types)
+  const found = shared.events.filter((event) => event.seq > after && wanted.has(event.type)).slice(0, limit)
+  // shared.nextSeq is the end of what the shared read examined.
+  const nextSeq = found.length === limit ? found[found.length - 1].seq : Math.min(shared.nextSeq, after + SCAN_WINDOW)
+  if (found.length === 0 && nextSeq < shared.newest) return null
+  return { after, events: found, nextSeq, newest: shared.newest, pruned: shared.pruned }
+}
+
 /** The shop's newest seq: the position `after=latest` stands for. */
 export async function newestEventSeq (db: Queryable, shopId: string): Promise<number> {
   const [shop] = await db.select({ newest: shops.eventSeq }).from(shops).where(eq(shops.id, shopId))

@@ -47,6 +47,7 @@ export const ConfigSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'an integer of at least 1000 (milliseconds)' }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'an integer of at least 1000 (milliseconds), at most REQUEST_TIMEOUT_MS' }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000, description: 'an integer of at least 1000 (milliseconds)' }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 300_000, default: 5000, description: 'an integer from 0 to 300000 (milliseconds; 0 turns the drain off)' }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'an integer from 1 to 3650 (days)' }),
   WEBHOOK_ALLOW_HTTP: Type.Boolean({ default: false, description: 'true or false (development and tests only)' }),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false, description: 'true or false (development and tests only)' }),

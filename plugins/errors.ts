@@ -116,7 +116,8 @@ async function errorsPlugin (fastify: FastifyInstance) {
   fastify.addHook('preClose', async () => { closing = true })
   fastify.addHook('onRequest', async function refuseWhileClosing (request, reply) {
     if (!closing) return
-    reply.header('connection', 'close').header('x-request-id', request.id)
+    // Another instance answers at once: the client reconnects through the balancer.
+    reply.header('connection', 'close').header('x-request-id', request.id).header('retry-after', '1')
     throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'This instance is shutting down; retry shortly.')
   })
 }

@@ -2,14 +2,20 @@
 // One LISTEN per instance (its own connection, not the pool's) hears the NOTIFY
 // that follows the commit of every event (db/events.ts), whichever instance
 // wrote it, and wakes only the held requests of that shop. A wake-up is a hint:
-// the woken request re-reads the feed. When the listening connection comes back
-// after a drop, every held request is woken once, since hints sent meanwhile are
-// lost. A key revocation's notice wakes the shop's held requests as well, to
-// re-check their key (docs/security.md). On close, held requests are answered at once.
+// the woken requests re-read the feed. When several requests of the shop are
+// parked, the registry reads once for all of them, after the hint arrived, from
+// the lowest of their cursors and with every kind of event; each is served its
+// own page from that read (docs/events.md, "One read per wake-up"). When the
+// listening connection comes back after a drop, every held request is woken
+// once, since hints sent meanwhile are lost. A key revocation's notice wakes
+// the shop's held requests as well, to re-check their key (docs/security.md).
+// On close, held requests are answered at once.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { Counter } from 'prom-client'
 import { KEY_REVOCATIONS_CHANNEL } from '../db/api-keys.js'
-import { EVENTS_CHANNEL } from '../db/events.js'
+import { EVENTS_CHANNEL, readFeed, type FeedRead } from '../db/events.js'
+import { eventTypes } from '../domain/event-types.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,67 +23,94 @@ declare module 'fastify' {
   }
 }
 
+/** Where a parked request stands: the cursor it waits after and the page size it wants. */
+export interface WaitPosition { after: number, limit: number }
+
+/**
+ * What ended a wait: `null` (time is up, or the watch was closed), `'woken'` (an
+ * event came: read the feed), or a read of every kind of event made for several
+ * requests after the event came (serve the page from it, db/events.ts `pageOf`).
+ */
+export type Wakeup = null | 'woken' | FeedRead
+
 /** One held request: told when its shop has had an event. */
 export interface EventWatch {
-  /**
-   * Resolves true as soon as the shop has had an event since the watch began or
-   * since the previous call, false after `timeoutMs` or when the watch is closed.
-   */
-  next: (timeoutMs: number) => Promise<boolean>
-  /** Stops watching (a pending `next` resolves false). */
+  /** Waits up to `timeoutMs` for the shop's next event since the watch began or since the previous call. */
+  next: (timeoutMs: number, position: WaitPosition) => Promise<Wakeup>
+  /** Stops watching (a pending `next` resolves null). */
   close: () => void
 }
+
+type Settle = (wakeup: Wakeup) => void
 
 class Waiter implements EventWatch {
   private woken = false
   private closed = false
-  private settle: ((woken: boolean) => void) | null = null
+  private settle: Settle | null = null
   private timer: NodeJS.Timeout | undefined
+  /** Set while parked in `next`. */
+  position: WaitPosition | null = null
 
   constructor (private readonly onClose: (waiter: Waiter) => void) {}
 
-  /** Parked in `next`, waiting for an event (not reading the feed). */
-  get waiting (): boolean {
-    return this.settle !== null
-  }
-
   wake () {
-    if (this.settle) this.finish(true)
+    if (this.settle) this.finish('woken')
     else this.woken = true
   }
 
-  next (timeoutMs: number): Promise<boolean> {
-    if (this.closed) return Promise.resolve(false)
+  next (timeoutMs: number, position: WaitPosition): Promise<Wakeup> {
+    if (this.closed) return Promise.resolve(null)
     if (this.woken) {
       this.woken = false
-      return Promise.resolve(true)
+      return Promise.resolve('woken')
     }
-    if (timeoutMs <= 0) return Promise.resolve(false)
+    if (timeoutMs <= 0) return Promise.resolve(null)
     return new Promise((resolve) => {
       this.settle = resolve
-      this.timer = setTimeout(() => this.finish(false), timeoutMs)
+      this.position = position
+      this.timer = setTimeout(() => this.finish(null), timeoutMs)
     })
+  }
+
+  /** Takes the parked waiter out of waiting, to be answered with a shared read. */
+  claim (): Settle {
+    const settle = this.settle!
+    clearTimeout(this.timer)
+    this.settle = null
+    this.position = null
+    return settle
   }
 
   close () {
     if (this.closed) return
     this.closed = true
     this.onClose(this)
-    this.finish(false)
+    this.finish(null)
   }
 
-  private finish (woken: boolean) {
+  private finish (wakeup: Wakeup) {
     clearTimeout(this.timer)
     const settle = this.settle
     this.settle = null
-    settle?.(woken)
+    this.position = null
+    settle?.(wakeup)
   }
+}
+
+/** A read of the shop's feed after `after`, every kind of event, up to `limit`. */
+export type SharedRead = (shopId: string, after: number, limit: number) => Promise<FeedRead>
+
+export interface SharedReadCounters {
+  /** A shared read was made for `waiters` parked requests. */
+  read: (waiters: number) => void
 }
 
 /** This instance's held requests, by shop. */
 export class WakeupRegistry {
   private readonly byShop = new Map<string, Set<Waiter>>()
   private shuttingDown = false
+
+  constructor (private readonly readShared: SharedRead, private readonly counters: SharedReadCounters = { read: () => {} }) {}
 
   /** Starts watching `shopId`; call before reading the feed, so nothing committed after the read is missed. */
   watch (shopId: string): EventWatch {
@@ -92,12 +125,38 @@ export class WakeupRegistry {
     return waiter
   }
 
+  /**
+   * The shop had an event: the requests busy reading are told to read again
+   * when done; the parked ones get one read between them (one alone reads for itself).
+   */
   wake (shopId: string) {
-    for (const waiter of this.byShop.get(shopId) ?? []) waiter.wake()
+    const waiters = this.byShop.get(shopId)
+    if (!waiters) return
+    const parked: Waiter[] = []
+    for (const waiter of waiters) {
+      if (waiter.position) parked.push(waiter)
+      else waiter.wake()
+    }
+    if (parked.length < 2) {
+      for (const waiter of parked) waiter.wake()
+      return
+    }
+    let after = Infinity
+    let limit = 0
+    for (const { position } of parked) {
+      after = Math.min(after, position!.after)
+      limit = Math.max(limit, position!.limit)
+    }
+    const answers = parked.map((waiter) => waiter.claim())
+    this.counters.read(parked.length)
+    // Should the shared read fail, each request reads for itself (and meets the error itself).
+    this.readShared(shopId, after, limit).then(
+      (read) => { for (const answer of answers) answer(read) },
+      () => { for (const answer of answers) answer('woken') })
   }
 
   wakeAll () {
-    for (const waiters of this.byShop.values()) for (const waiter of waiters) waiter.wake()
+    for (const shopId of [...this.byShop.keys()]) this.wake(shopId)
   }
 
   /** Answers every held request now, and every later one without waiting. */
@@ -109,7 +168,7 @@ export class WakeupRegistry {
   /** How many held requests are waiting for an event right now. */
   get waiting (): number {
     let n = 0
-    for (const waiters of this.byShop.values()) for (const waiter of waiters) if (waiter.waiting) n++
+    for (const waiters of this.byShop.values()) for (const waiter of waiters) if (waiter.position) n++
     return n
   }
 
@@ -127,7 +186,19 @@ export class WakeupRegistry {
 }
 
 async function eventWakeupsPlugin (fastify: FastifyInstance) {
-  const registry = new WakeupRegistry()
+  const sharedReads = new Counter({
+    name: 'events_shared_reads_total',
+    help: 'Feed reads made once for several held long polls of one shop woken by the same event.',
+    registers: [fastify.metrics]
+  })
+  const sharedReadWaiters = new Counter({
+    name: 'events_shared_read_polls_total',
+    help: 'Held long polls served by a shared feed read (each would otherwise have read on its own).',
+    registers: [fastify.metrics]
+  })
+  const registry = new WakeupRegistry(
+    (shopId, after, limit) => readFeed(fastify.db, shopId, after, eventTypes, limit),
+    { read: (waiters) => { sharedReads.inc(); sharedReadWaiters.inc(waiters) } })
   let listening = false
   const unlisten = await fastify.database.listen(EVENTS_CHANNEL, (shopId) => registry.wake(shopId), () => {
     if (listening) {
@@ -145,4 +216,4 @@ async function eventWakeupsPlugin (fastify: FastifyInstance) {
   })
 }
 
-export default fp(eventWakeupsPlugin, { name: 'event-wakeups', dependencies: ['db'] })
+export default fp(eventWakeupsPlugin, { name: 'event-wakeups', dependencies: ['db', 'metrics'] })

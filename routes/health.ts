@@ -37,11 +37,15 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       operationId: 'getReadiness',
       tags: ['service'],
-      summary: 'The database (and Redis, when configured) answer and the instance is not overloaded',
-      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded).`,
+      summary: 'The database (and Redis, when configured) answer and the instance is neither overloaded nor shutting down',
+      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded; \`shutdown\` at once while the instance drains before it stops).`,
       response: { 200: Status, 503: Type.Ref(ErrorBody) }
     }
   }, async function readyz (_request, reply) {
+    // Draining before a shutdown (plugins/drain.ts): the balancer must stop sending requests here.
+    if (fastify.drain.draining) {
+      return reply.code(503).header('retry-after', '5').send(errorBody('SERVICE_UNAVAILABLE', 'Not ready: shutting down.', [{ path: 'shutdown', message: 'this instance is draining before it stops' }]))
+    }
     const results = await Promise.allSettled(checks.map(({ check }) => withinTimeout(check)))
     const details = checks.filter((_check, i) => results[i].status === 'rejected').map(({ name }) => ({ path: name, message: 'is not reachable' }))
     const problems = details.map(({ path }) => `${path} not reachable`)

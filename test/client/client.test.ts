@@ -59,6 +59,23 @@ t.test('a take whose response was lost is retried with the same Idempotency-Key 
   t.equal(ledgerless.order.status, 'processing')
 })
 
+t.test('a balancer\'s 502 is retried for a keyed call, not for an unkeyed POST', async (t) => {
+  const { app, baseUrl, shop } = await listening(t)
+  const product = await createProduct(app, shop)
+  const order = await buy(app, product)
+  // The instance behind the balancer died after the take committed: the balancer answers 502.
+  const recorder = recordingFetch(async (attempt, response) => attempt === 1 ? new Response('Bad Gateway', { status: 502 }) : response)
+  const seller = createSellerClient({ baseUrl, apiKey: shop.apiKey, fetch: recorder.fetch })
+  const { order: taken } = await unwrap(seller.POST('/v1/orders/{id}/take', { params: { path: { id: order.id } } }))
+  t.equal(taken.status, 'processing')
+  t.equal(recorder.seen.length, 2, 'one retry, with the same key')
+  t.equal(recorder.seen[1].replayed, 'true')
+  const unkeyed = recordingFetch(async () => new Response('Bad Gateway', { status: 502 }))
+  const api = createSellerClient({ baseUrl, apiKey: shop.apiKey, fetch: unkeyed.fetch })
+  await t.rejects(unwrap(api.POST('/v1/webhook-endpoints', { body: { url: 'https://example.com/hooks' } })), { status: 502, code: 'INTERNAL_ERROR' })
+  t.equal(unkeyed.seen.length, 1, 'a POST without a key is not repeated')
+})
+
 t.test('a 429 is waited out (Retry-After) and retried', async (t) => {
   const { baseUrl, shop } = await listening(t, { RATE_LIMIT_MAX: 2, RATE_LIMIT_WINDOW_MS: 1000 })
   const recorder = recordingFetch()

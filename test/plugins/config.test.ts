@@ -36,6 +36,7 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   REQUEST_TIMEOUT_MS: '999',
   HEADERS_TIMEOUT_MS: '40000',
   KEEP_ALIVE_TIMEOUT_MS: 'long',
+  SHUTDOWN_DRAIN_MS: '-5',
   EVENT_RETENTION_DAYS: '0',
   WEBHOOK_ALLOW_HTTP: 'maybe',
   WEBHOOK_ALLOW_PRIVATE: 'yes please',

@@ -40,4 +40,5 @@ t.test('in-flight requests finish, late ones get the envelope', async (t) => {
   t.match(second, /x-request-id: late-one/i)
   const body = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))
   t.same(body, { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'This instance is shutting down; retry shortly.' } })
+  t.match(second, /retry-after: 1\r\n/i, 'with Retry-After')
 })

@@ -1,10 +1,11 @@
 // /v1/events: the shop's order feed (CONTRACT section 10), resumable with an
 // opaque cursor and long-polled. A held request waits on a wake-up registered
 // before its first read (plugins/event-wakeups.ts), holding no database
-// connection, and re-reads the feed each time its shop has an event.
+// connection, and each time its shop has an event it is served from one read
+// shared by the shop's held requests, or re-reads the feed itself.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { newestEventSeq, readFeed, type FeedRead } from '../../../db/events.js'
+import { newestEventSeq, pageOf, readFeed, type FeedRead } from '../../../db/events.js'
 import { decodeEventCursor, encodeEventCursor } from '../../../domain/event-cursor.js'
 import { eventTypes, type EventType } from '../../../domain/event-types.js'
 import { ApiError, validationError } from '../../../plugins/errors.js'
@@ -60,10 +61,13 @@ const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         read = await readFrom(shopId, start, types, limit)
         position = read.nextSeq
       }
-      while ((read === null || read.events.length === 0) && watch && await watch.next(deadline - Date.now())) {
+      while ((read === null || read.events.length === 0) && watch) {
+        const wakeup = await watch.next(deadline - Date.now(), { after: position, limit })
+        if (wakeup === null) break
         // Woken (an event, or a revocation of one of the shop's keys): the key may have been revoked meanwhile.
         if (!await fastify.apiKeyStillActive(request)) throw new ApiError(401, 'API_KEY_INVALID', 'The API key is missing, malformed, unknown or revoked.')
-        read = await readFrom(shopId, position, types, limit)
+        // Served from the read the registry made for all held requests of the shop, when it can be.
+        read = (wakeup !== 'woken' && pageOf(wakeup, position, types, limit)) || await readFrom(shopId, position, types, limit)
         position = read.nextSeq
       }
       // Answered early because this instance is shutting down: the client reconnects, to another one.

@@ -1,6 +1,7 @@
 // Long polling of the events feed (CONTRACT section 10): a held request is woken
 // by a commit on another instance, times out with [] and the same cursor, is
-// answered at once on shutdown, counts once against the rate limit, stops being
+// answered at once on shutdown, shares one read per wake-up with the shop's other
+// held requests, counts once against the rate limit, stops being
 // held when its client hangs up, and survives a drop of the listening connection.
 import { connect } from 'node:net'
 import t from 'tap'
@@ -88,6 +89,38 @@ t.test('skipped kinds keep the request held; the cursor moves past them', async 
   const { page: empty } = await timedOut
   t.same(empty.events, [])
   t.same((await page(app, shop, `after=${empty.nextCursor}`)).events, [], 'a timeout after skipped kinds returns the moved cursor')
+})
+
+t.test('one read per wake-up: the held requests of a shop share it, each gets its own page', async (t) => {
+  const writer = await build(t)
+  const reader = await build(t)
+  const shop = await createShop(writer)
+  const other = await createShop(writer, 'Other')
+  const product = await createProduct(writer, shop)
+  const paid = await buy(writer, product)
+  const { nextCursor } = await page(reader, shop, 'after=latest')
+  const counted = async (name: string) => (await reader.metrics.getSingleMetric(name)!.get()).values[0]?.value ?? 0
+  const [reads, polls] = [await counted('events_shared_reads_total'), await counted('events_shared_read_polls_total')]
+
+  const everything = hold(reader, shop, `after=${nextCursor}&wait=20`)
+  const onePaid = hold(reader, shop, `after=${nextCursor}&types=order.paid,order.cancelled&limit=1&wait=20`)
+  const taken = hold(reader, shop, `after=${nextCursor}&types=order.taken&wait=20`)
+  const otherShop = hold(reader, other, 'after=latest&wait=2')
+  await untilHeld(reader, 4)
+  const order = await buy(writer, product)
+  const [all, one] = await Promise.all([everything, onePaid])
+  t.same(all.page.events.map((e: { type: string, data: { order: { id: string } } }) => [e.type, e.data.order.id]), [['order.paid', order.id]])
+  t.same(one.page, all.page, 'a filter that matches and a smaller limit: the same page')
+  t.equal(await counted('events_shared_reads_total'), reads + 1, 'one read for the shop\'s three held requests')
+  t.equal(await counted('events_shared_read_polls_total'), polls + 3)
+  t.equal(reader.eventWakeups.waiting, 2, 'the order.taken poll (and the other shop\'s) still wait')
+
+  await act(writer, shop, paid.id, 'take')
+  const { page: answer } = await taken
+  t.same(answer.events.map((e: { type: string, data: { order: { id: string } } }) => [e.type, e.data.order.id]), [['order.taken', paid.id]], 'served after the skipped order.paid')
+  t.same((await page(reader, shop, `after=${answer.nextCursor}`)).events, [], 'nothing skipped, nothing twice')
+  t.equal(await counted('events_shared_reads_total'), reads + 1, 'alone when woken the second time: it read for itself')
+  t.same((await otherShop).page.events, [], 'another shop is not woken')
 })
 
 t.test('a long poll counts once against the rate limit, however often it re-reads', async (t) => {

@@ -1,0 +1,178 @@
+// `npm run bench:capacity`: what one operation costs Postgres and Redis, for
+// docs/capacity.md. Starts a Postgres cluster of its own (initdb / pg_ctl from
+// /usr/lib/postgresql/*/bin, with pg_stat_statements) and a Redis of its own,
+// each on a free port under a temporary directory, so the counts are the
+// service's alone; runs one service instance in this process against them; and
+// for each operation resets the statistics, runs it BENCH_OPS times and reads
+// statements, rows, WAL bytes and execution time (pg_stat_statements) and
+// commands (Redis INFO commandstats) per operation. Also the connections an
+// instance opens, idle and busy. Everything is removed at the end.
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import postgres from 'postgres'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../plugins/config.js'
+import { freePort, sleep } from './bench/processes.js'
+
+const OPS = Number(process.env.BENCH_OPS || 200)
+const TOKEN = 'capacity-internal-token-0123456789'
+const auth = { authorization: `Bearer ${TOKEN}` }
+const pgBin = join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql').sort().at(-1)!, 'bin')
+const dir = mkdtempSync(join(tmpdir(), 'seller-api-capacity-'))
+const asPostgres = process.getuid?.() === 0 ? ['-u', 'postgres'] : null
+/** initdb and pg_ctl refuse to run as root: as the postgres user then. */
+function pgCommand (tool: string, args: string[]) {
+  if (asPostgres) return execFileSync('runuser', [...asPostgres, '--', join(pgBin, tool), ...args], { stdio: 'pipe' })
+  return execFileSync(join(pgBin, tool), args, { stdio: 'pipe' })
+}
+
+async function startPostgres (port: number) {
+  const data = join(dir, 'pg')
+  if (asPostgres) execFileSync('chown', ['postgres', dir])
+  pgCommand('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8'])
+  pgCommand('pg_ctl', ['-D', data, '-l', join(dir, 'pg.log'), '-w', '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c max_connections=100`, 'start'])
+  return () => pgCommand('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])
+}
+
+async function startRedis (port: number) {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const redis = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 1 })
+  redis.on('error', () => {})
+  for (let i = 0; ; i++) {
+    try { await redis.connect(); break } catch { if (i > 50) throw new Error('redis did not start'); await sleep(100) }
+  }
+  return { redis, stop: () => { redis.disconnect(); child.kill() } }
+}
+
+interface Cost { op: string, roundTrips: number, statements: number, rows: number, walBytes: number, execMs: number, redis: number, top: string }
+
+async function main () {
+  const [pgPort, redisPort] = [await freePort(), await freePort()]
+  const stopPostgres = await startPostgres(pgPort)
+  const { redis, stop: stopRedis } = await startRedis(redisPort)
+  const url = `postgres://postgres@127.0.0.1:${pgPort}/postgres`
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  await sql`create extension if not exists pg_stat_statements`
+  const receiver = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1')
+  const app = await buildApp({
+    config: loadConfig({}, {
+      DATABASE_URL: url,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      INTERNAL_TOKEN: TOKEN,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: 1_000_000,
+      WEBHOOK_ALLOW_HTTP: true,
+      WEBHOOK_ALLOW_PRIVATE: true
+    })
+  })
+  const inject = async (method: string, url: string, headers: Record<string, string>, payload?: object) => {
+    const res = await app.inject({ method: method as 'GET', url, headers, payload })
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
+    return res.json().data
+  }
+  async function newShop (name: string) {
+    const { shop } = await inject('POST', '/internal/v1/shops', auth, { name })
+    const { secret } = await inject('POST', `/internal/v1/shops/${shop.id}/api-keys`, auth, { name: 'capacity' })
+    const key = { authorization: `Bearer ${secret}` }
+    const { categories } = await inject('GET', '/v1/categories', key)
+    const { product } = await inject('POST', '/v1/products', key, {
+      categoryId: categories[0].id,
+      title: 'Steam key',
+      description: 'A key.',
+      isActive: true,
+      external: true,
+      currencyRateId: '',
+      price: 499.9,
+      imageId: '',
+      employeeReward: { type: 'percent', value: 0 },
+      filters: [],
+      fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }]
+    })
+    const buy = () => inject('POST', '/internal/v1/orders', auth, { productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'b@example.com' }] })
+    return { shopId: shop.id as string, key, buy }
+  }
+
+  const costs: Cost[] = []
+  async function measure (op: string, run: (i: number) => Promise<unknown>, count = OPS) {
+    await sleep(300)
+    await sql`select pg_stat_statements_reset()`
+    await redis.config('RESETSTAT')
+    for (let i = 0; i < count; i++) await run(i)
+    await sleep(300)
+    // Nested statements (triggers, foreign-key checks) count too; `toplevel` ones are the round trips.
+    const rows = await sql<Array<{ calls: string, rows: string, wal: string, ms: number, query: string, toplevel: boolean }>>`
+      select calls, rows, wal_bytes::text as wal, total_exec_time as ms, query, toplevel from pg_stat_statements
+      where query not like '%pg_stat_statements%' and query not like '%count(*)::int as n%'
+        and dbid = (select oid from pg_database where datname = current_database())`
+    const stats = await redis.info('commandstats')
+    const redisCalls = [...stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].filter(([, name]) => name !== 'config' && name !== 'info').reduce((n, [, , calls]) => n + Number(calls), 0)
+    const sum = (f: (r: typeof rows[number]) => number) => rows.reduce((n, r) => n + f(r), 0) / count
+    const top = [...rows].sort((a, b) => Number(b.calls) - Number(a.calls)).slice(0, 4).map((r) => `${(Number(r.calls) / count).toFixed(2)}× ${r.query.replace(/\s+/g, ' ').slice(0, 60)}`).join(' | ')
+    const cost = { op, roundTrips: sum((r) => r.toplevel ? Number(r.calls) : 0), statements: sum((r) => Number(r.calls)), rows: sum((r) => Number(r.rows)), walBytes: sum((r) => Number(r.wal)), execMs: sum((r) => r.ms), redis: redisCalls / count, top }
+    costs.push(cost)
+    console.log(`${op}: ${cost.roundTrips.toFixed(2)} top-level / ${cost.statements.toFixed(2)} statements, ${cost.rows.toFixed(1)} rows, ${cost.walBytes.toFixed(0)} WAL bytes, ${cost.execMs.toFixed(3)} ms, ${cost.redis.toFixed(2)} Redis commands\n   ${top}`)
+  }
+
+  const connections = async () => (await sql<Array<{ n: number }>>`select count(*)::int as n from pg_stat_activity where application_name = 'shop-seller-api' or (backend_type = 'client backend' and pid <> pg_backend_pid() and datname = current_database())`)[0].n
+  const idleConnections = await connections()
+
+  const plain = await newShop('Plain')
+  const paidOrders: string[] = []
+  await measure('idle instance, per second', () => sleep(1000), 5)
+  await measure('purchase (POST /internal/v1/orders), no webhook endpoint', async () => paidOrders.push((await plain.buy()).order.id))
+  await measure('take (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/take`, { ...plain.key, 'idempotency-key': `take-${i}` }))
+  await measure('take replayed (same key)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/take`, { ...plain.key, 'idempotency-key': `take-${i}` }))
+  await measure('deliver (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/deliver`, { ...plain.key, 'idempotency-key': `deliver-${i}` }, { value: `code-${i}` }))
+  await measure('chat message (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/messages`, { ...plain.key, 'idempotency-key': `message-${i}` }, { text: 'Thanks!' }))
+  await measure('list orders (GET /v1/orders?limit=20)', () => inject('GET', '/v1/orders?limit=20', plain.key))
+  await measure('one order (GET /v1/orders/:id)', (i) => inject('GET', `/v1/orders/${paidOrders[i]}`, plain.key))
+  await measure('feed page (GET /v1/events, 50 events)', () => inject('GET', '/v1/events?limit=50', plain.key))
+
+  // Long polls: 5 held on one shop, one purchase wakes them; minus the purchase alone.
+  const polled = await newShop('Polled')
+  let cursor = (await inject('GET', '/v1/events?after=latest', polled.key)).nextCursor
+  await measure('purchase + wake-up of 5 held long polls of the shop', async () => {
+    const held = Array.from({ length: 5 }, () => inject('GET', `/v1/events?after=${cursor}&wait=10`, polled.key))
+    while (app.eventWakeups.waiting < 5) await sleep(2)
+    await polled.buy()
+    cursor = (await Promise.all(held))[0].nextCursor
+  }, 100)
+
+  // Webhooks: one endpoint, each purchase delivered once to a local receiver.
+  const hooked = await newShop('Hooked')
+  await inject('POST', '/v1/webhook-endpoints', hooked.key, { url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks` })
+  await measure('purchase + its webhook delivered (1 endpoint)', async () => {
+    await hooked.buy()
+    for (;;) {
+      const [{ n }] = await sql<Array<{ n: number }>>`select count(*)::int as n from webhook_deliveries where status = 'pending'`
+      if (n === 0) break
+      await sleep(5)
+    }
+  }, 100)
+
+  // Connections under a burst of 50 concurrent requests.
+  await Promise.all(Array.from({ length: 50 }, () => inject('GET', '/v1/orders?limit=20', plain.key)))
+  const busy = await Promise.all([connections(), Promise.all(Array.from({ length: 50 }, () => inject('GET', '/v1/orders?limit=20', plain.key)))]).then(([n]) => n)
+  const redisClients = Number(/connected_clients:(\d+)/.exec(await redis.info('clients'))![1]) - 1
+  console.log(`\nconnections: Postgres ${idleConnections} idle, ${busy} under 50 concurrent requests (DB_POOL_MAX=10); Redis ${redisClients}`)
+  console.log('\n| operation | statements sent | statements with nested | rows | WAL bytes | Postgres exec ms | Redis commands |\n|---|--:|--:|--:|--:|--:|--:|')
+  for (const c of costs) console.log(`| ${c.op} | ${c.roundTrips.toFixed(2)} | ${c.statements.toFixed(2)} | ${c.rows.toFixed(1)} | ${c.walBytes.toFixed(0)} | ${c.execMs.toFixed(3)} | ${c.redis.toFixed(2)} |`)
+
+  await app.close()
+  receiver.close()
+  await sql.end()
+  stopRedis()
+  stopPostgres()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+main().catch((err) => {
+  console.error(err)
+  rmSync(dir, { recursive: true, force: true })
+  process.exit(1)
+})
