@@ -15,8 +15,9 @@
 // are there in the next ones (a stopped `until` block passes nothing on). The
 // session's working directory is a scratch copy of the repository's layout
 // (client/, examples/ and node_modules/ linked, `data/` the instance's DATA_DIR,
-// so `data/internal-token` is where a newcomer finds it) and SELLER_API_URL
-// points at the instance. Nothing is written to the work tree.
+// so `data/internal-token` is where a newcomer finds it), SELLER_API_URL points
+// at the instance and SELLER_API_KEY is the demo key its first start printed.
+// Nothing is written to the work tree.
 //
 //   node .ci/docs-examples.mjs [file.md …]    (default: README.md and docs/*.md)
 // Ends with `docs examples: N passed, N failed` (a block is one test).
@@ -151,8 +152,9 @@ try {
   if (toRun.length > 0) {
     instance = await startInstance({ dir })
     console.log(`live instance at ${instance.baseUrl} (embedded database in ${instance.dataDir})`)
-    const env = { ...process.env, SELLER_API_URL: instance.baseUrl }
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'SELLER_API_KEY', 'BOT_CODES_FILE', 'BOT_STATE_FILE']) delete env[name]
+    // What a reader has at hand: the service's address and the demo key the first start printed.
+    const env = { ...process.env, SELLER_API_URL: instance.baseUrl, SELLER_API_KEY: instance.apiKey }
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'BOT_CODES_FILE', 'BOT_STATE_FILE']) delete env[name]
     for (const [n, file] of toRun.entries()) {
       const state = join(dir, `.session-${n}`)
       let broken = false
