@@ -1129,6 +1129,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "VALIDATION_ERROR";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The API key (or the operator token) is missing, unknown or revoked. */
@@ -1136,6 +1141,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "API_KEY_INVALID";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
@@ -1143,6 +1153,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "NOT_FOUND";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
@@ -1150,6 +1165,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "ORDER_NOT_FOUND";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The order's current status does not allow this action. */
@@ -1157,6 +1177,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "ORDER_INVALID_STATUS";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description A request with the same `Idempotency-Key` is still being processed; retry shortly. */
@@ -1164,6 +1189,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_IN_PROGRESS";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The `Idempotency-Key` was used before with a different request. */
@@ -1171,6 +1201,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_KEY_REUSED";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The cursor points before the oldest event still kept: start again without `after`. */
@@ -1178,6 +1213,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "CURSOR_EXPIRED";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description Too many requests in the window; retry after `Retry-After` seconds. */
@@ -1185,6 +1225,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "RATE_LIMIT";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description An unexpected error; the `X-Request-Id` finds it in the logs. */
@@ -1192,6 +1237,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "INTERNAL_ERROR";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
@@ -1199,13 +1249,41 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "SERVICE_UNAVAILABLE";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+        "X-Request-Id": string;
+        /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the window resets. */
+        "RateLimit-Reset": number;
+        /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+        "RateLimit-Policy": string;
+        /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+        RateLimit: string;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+        "Idempotency-Replayed": "true";
+        /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
+        ETag: string;
+        /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
+        "Cache-Control": string;
+        /** @description Seconds to wait before retrying (1 when absent). */
+        "Retry-After-Optional": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1222,8 +1300,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1247,8 +1324,7 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1258,10 +1334,8 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1282,8 +1356,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1307,8 +1380,7 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1318,10 +1390,8 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1351,22 +1421,14 @@ export interface operations {
             /** @description The image bytes. */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
-                    ETag: string;
-                    /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
-                    "Cache-Control": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1379,22 +1441,14 @@ export interface operations {
             /** @description Not modified: no body. */
             304: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
-                    ETag: string;
-                    /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
-                    "Cache-Control": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1402,18 +1456,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,20 +1471,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1446,18 +1487,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1467,20 +1502,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1520,18 +1548,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1628,18 +1650,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1649,18 +1665,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1670,18 +1680,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1691,20 +1695,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,18 +1711,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1735,20 +1726,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1818,20 +1802,13 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1918,20 +1895,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,20 +1911,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,20 +1927,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1987,20 +1943,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,20 +1959,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2033,20 +1975,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2056,20 +1991,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2079,18 +2007,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2100,20 +2022,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2140,18 +2055,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2238,18 +2147,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2259,18 +2162,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,18 +2177,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,20 +2192,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2324,18 +2208,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2345,20 +2223,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,18 +2302,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2529,18 +2394,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2550,18 +2409,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2571,18 +2424,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,18 +2439,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2613,20 +2454,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2636,18 +2470,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2657,20 +2485,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2706,18 +2527,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2804,18 +2619,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2825,18 +2634,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,18 +2649,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2867,18 +2664,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2888,20 +2679,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2911,18 +2695,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2932,20 +2710,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2966,18 +2737,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,18 +3790,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4046,18 +3805,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,18 +3820,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4088,20 +3835,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4111,18 +3851,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4132,20 +3866,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4166,18 +3893,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4208,18 +3929,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4229,18 +3944,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,18 +3959,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4271,20 +3974,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4294,18 +3990,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,20 +4005,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4359,18 +4042,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,18 +4070,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4414,18 +4085,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4435,18 +4100,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4456,18 +4115,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4477,20 +4130,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,18 +4146,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4521,20 +4161,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4575,18 +4208,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4659,18 +4286,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4680,18 +4301,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,18 +4316,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4722,20 +4331,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4745,18 +4347,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,20 +4362,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4806,18 +4395,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4861,18 +4444,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,18 +4459,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4903,18 +4474,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4924,20 +4489,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4947,18 +4505,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4968,20 +4520,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5011,20 +4556,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5068,20 +4606,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5091,20 +4622,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5114,20 +4638,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5137,20 +4654,13 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5160,20 +4670,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5183,20 +4686,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5206,20 +4702,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,18 +4718,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5250,20 +4733,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,20 +4779,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5362,20 +4831,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5385,20 +4847,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5408,20 +4863,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5431,20 +4879,13 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,20 +4895,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5477,20 +4911,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5500,20 +4927,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5523,18 +4943,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5544,20 +4958,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5597,20 +5004,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5654,20 +5054,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5677,20 +5070,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5700,20 +5086,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5723,20 +5102,13 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,20 +5118,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5769,20 +5134,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5792,20 +5150,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5815,18 +5166,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5836,20 +5181,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5884,18 +5222,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5939,18 +5271,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5960,18 +5286,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5981,18 +5301,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6002,20 +5316,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6025,18 +5332,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6046,20 +5347,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,20 +5392,13 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,20 +5427,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6163,20 +5443,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6186,20 +5459,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6209,20 +5475,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6232,20 +5491,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6255,20 +5507,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6278,20 +5523,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6301,18 +5539,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6322,20 +5554,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6371,18 +5596,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,18 +5686,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6488,18 +5701,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6509,18 +5716,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6530,18 +5731,12 @@ export interface operations {
             /** @description `CURSOR_EXPIRED`: The cursor points before the oldest event still kept: start again without `after`. */
             410: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6551,20 +5746,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6574,18 +5762,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6595,20 +5777,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,18 +5804,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6678,18 +5847,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6699,18 +5862,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6720,18 +5877,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,20 +5892,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6764,18 +5908,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6785,20 +5923,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6833,18 +5964,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6883,18 +6008,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6904,18 +6023,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6925,18 +6038,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6946,18 +6053,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6967,20 +6068,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6990,18 +6084,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7011,20 +6099,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7051,18 +6132,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7098,18 +6173,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7119,18 +6188,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7140,18 +6203,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7161,20 +6218,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7184,18 +6234,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7205,20 +6249,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7245,18 +6282,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7292,18 +6323,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7313,18 +6338,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7334,18 +6353,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7355,20 +6368,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7378,18 +6384,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7399,20 +6399,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7449,18 +6442,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7496,18 +6483,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7517,18 +6498,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7538,18 +6513,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7559,18 +6528,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,20 +6543,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7603,18 +6559,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,20 +6574,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7664,18 +6607,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7714,18 +6651,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7735,18 +6666,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7756,18 +6681,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7777,20 +6696,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7800,18 +6712,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7821,20 +6727,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7861,18 +6760,12 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7908,18 +6801,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7929,18 +6816,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7950,18 +6831,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7971,20 +6846,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7994,18 +6862,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8015,20 +6877,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8065,18 +6920,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8169,18 +7018,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8190,18 +7033,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8211,18 +7048,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8232,20 +7063,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,18 +7079,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8276,20 +7094,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8321,18 +7132,12 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8368,18 +7173,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8389,18 +7188,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8410,18 +7203,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8431,20 +7218,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8454,18 +7234,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8475,20 +7249,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,45 +1,63 @@
 // The reference fulfilment bot: follows the shop's events feed, takes every
-// paid order, delivers one code from a local file, and answers the buyer in the
-// order's chat. It survives restarts without losing or doubling work, and stops
-// cleanly on SIGINT / SIGTERM.
+// paid order, delivers one code from a local file, thanks the buyer in the
+// order's chat and answers the buyer's messages there. It never claims an
+// order it did not fulfil, survives a crash at any point without losing or
+// doubling work, and stops cleanly on SIGINT / SIGTERM.
 //
 //   SELLER_API_URL=http://127.0.0.1:3000 SELLER_API_KEY=service_sk_… \
 //   BOT_CODES_FILE=codes.txt BOT_STATE_FILE=bot-state.json npx tsx examples/fulfilment-bot.ts
 //
-// How restarts stay exact:
-// - The state file (written to a temporary file, then renamed: never half
-//   written) holds the feed cursor and which code went to which order. The
-//   cursor is stored only after every order of a page is done, so a crash
-//   replays that page, never skips one.
-// - A code is assigned to an order and stored *before* it is delivered, so a
-//   replay delivers the same code, and no code is ever given to two orders.
-// - Every call carries an Idempotency-Key derived from the order (`take:<id>`,
-//   …), so a replayed call has no second effect; a take of an order already
-//   taken by the previous run (409 ORDER_INVALID_STATUS) just moves on.
+// The codes file (BOT_CODES_FILE, default codes.txt): UTF-8 text, one code per
+// line; surrounding spaces, blank lines and lines starting with `#` are
+// ignored. The bot never edits it: each code goes to one order, and the state
+// file remembers which, so codes can be appended while the bot runs. A missing
+// file (or one with no code) stops the bot at start with one line on stderr.
+//
+// The state file (BOT_STATE_FILE, default bot-state.json) is the bot's journal,
+// written to a temporary file and renamed (never half written) before each step:
+// - `cursor`: the feed position, stored only once every event of a page is
+//   handled, so a crash replays that page, never skips one;
+// - `orders`: each order the bot tried to take, with how far it got
+//   (`taking` → `taken` → `delivered` → `thanked`, or `elsewhere` when someone
+//   else had it first) and the code it assigned.
+//
+// Why it never tells a buyer a wrong code: it delivers only orders its own take
+// succeeded for (a take repeated after a crash carries the same Idempotency-Key,
+// `take:<id>`, and is answered with the stored success), and it thanks only for
+// a delivery of its own code (after a 409 it reads the order back and compares).
+// An order taken, delivered or cancelled by someone else is left alone: no
+// delivery, no message, no code used.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { createSellerClient, followEvents, SellerApiError, unwrap, type components } from '../client/index.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createSellerClient, followEvents, SellerApiError, unwrap } from '../client/index.js'
 
-type Order = components['schemas']['Order']
-interface State { cursor?: string, codes: Record<string, string> }
+type Step = 'taking' | 'taken' | 'delivered' | 'thanked' | 'elsewhere'
+interface Journal { step: Step, code?: string }
+interface State { cursor?: string, orders: Record<string, Journal> }
 
-const env = (name: string, fallback?: string) => {
-  const value = process.env[name] ?? fallback
-  if (value === undefined) throw new Error(`${name} is required`)
-  return value
-}
-const baseUrl = env('SELLER_API_URL', 'http://127.0.0.1:3000')
-const apiKey = env('SELLER_API_KEY')
-const codesFile = env('BOT_CODES_FILE', 'codes.txt')
-const stateFile = env('BOT_STATE_FILE', 'bot-state.json')
+/** A problem the user must fix: printed as one line, exit 1. */
+class Stop extends Error {}
+
+const baseUrl = process.env.SELLER_API_URL || 'http://127.0.0.1:3000'
+const apiKey = process.env.SELLER_API_KEY ?? ''
+const codesFile = process.env.BOT_CODES_FILE || 'codes.txt'
+const stateFile = process.env.BOT_STATE_FILE || 'bot-state.json'
 
 const log = (message: string) => console.log(`${new Date().toISOString()} ${message}`)
 
 function loadState (): State {
+  let text: string
   try {
-    return JSON.parse(readFileSync(stateFile, 'utf8')) as State
+    text = readFileSync(stateFile, 'utf8')
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { codes: {} }
-    throw err
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { orders: {} }
+    throw new Stop(`cannot read the state file ${stateFile}: ${(err as Error).message}`)
+  }
+  try {
+    const state = JSON.parse(text) as State
+    return { cursor: state.cursor, orders: state.orders ?? {} }
+  } catch {
+    throw new Stop(`the state file ${stateFile} is not JSON: restore it or remove it (the bot then starts from the oldest event)`)
   }
 }
 
@@ -48,58 +66,124 @@ function saveState (state: State) {
   renameSync(`${stateFile}.tmp`, stateFile)
 }
 
-/** The order's code: the one it was given before, else the first code no order has. */
+function readCodes (): string[] {
+  let text: string
+  try {
+    text = readFileSync(codesFile, 'utf8')
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message
+    throw new Stop(`cannot read the codes file ${codesFile} (${reason}): create it with one code per line (BOT_CODES_FILE names another file)`)
+  }
+  return text.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'))
+}
+
+/** The order's code: the one assigned before, else the first code of the file no order holds. */
 function codeFor (state: State, orderId: string): string {
-  if (state.codes[orderId]) return state.codes[orderId]
-  const given = new Set(Object.values(state.codes))
-  const code = readFileSync(codesFile, 'utf8').split('\n').map((line) => line.trim()).find((line) => line && !given.has(line))
-  if (!code) throw new Error(`no unused code left in ${codesFile}`)
-  state.codes[orderId] = code
+  const entry = state.orders[orderId]
+  if (entry.code) return entry.code
+  const held = new Set(Object.values(state.orders).map((o) => o.code))
+  const code = readCodes().find((line) => !held.has(line))
+  if (!code) throw new Stop(`no unused code left in ${codesFile}: add codes and start the bot again`)
+  entry.code = code
   saveState(state)
   return code
 }
 
 const seller = createSellerClient({ baseUrl, apiKey })
 
-/** take → deliver the code → a chat answer; each step safe to repeat after a restart. */
-async function fulfil (state: State, order: Order) {
-  const path = { params: { path: { id: order.id } } }
-  try {
-    await unwrap(seller.POST('/v1/orders/{id}/take', { ...path, headers: { 'idempotency-key': `take:${order.id}` } }))
-  } catch (err) {
-    // Taken by the previous run (or by hand): deliver it if it is still ours to deliver.
-    if (!(err instanceof SellerApiError && err.code === 'ORDER_INVALID_STATUS')) throw err
-    const { order: current } = await unwrap(seller.GET('/v1/orders/{id}', path))
-    if (current.status !== 'processing' && current.status !== 'awaiting_confirmation') {
-      log(`order ${order.id} is ${current.status}: skipped`)
-      return
+/** A conflict of the order's state (someone else acted on it), as opposed to a passing one. */
+const isStatusConflict = (err: unknown) => err instanceof SellerApiError && err.code === 'ORDER_INVALID_STATUS'
+
+/** `call`, repeated while the same Idempotency-Key is still being processed by an earlier attempt. */
+async function once<T> (call: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await call()
+    } catch (err) {
+      if (!(err instanceof SellerApiError && err.code === 'IDEMPOTENCY_IN_PROGRESS')) throw err
+      await sleep(1000)
     }
   }
-  const code = codeFor(state, order.id)
-  try {
-    await unwrap(seller.POST('/v1/orders/{id}/deliver', { ...path, body: { value: code }, headers: { 'idempotency-key': `deliver:${order.id}` } }))
-  } catch (err) {
-    // Delivered by the previous run before it stopped.
-    if (!(err instanceof SellerApiError && err.code === 'ORDER_INVALID_STATUS')) throw err
+}
+
+/** Takes, delivers and thanks for one paid order; each step journaled, each safe to repeat. */
+async function fulfil (state: State, orderId: string) {
+  const path = { params: { path: { id: orderId } } }
+  const entry = state.orders[orderId] ??= { step: 'taking' }
+  if (entry.step === 'elsewhere' || entry.step === 'thanked') return
+  saveState(state)
+
+  if (entry.step === 'taking') {
+    try {
+      // After a crash the same key answers with the stored success of our own take.
+      await once(() => unwrap(seller.POST('/v1/orders/{id}/take', { ...path, headers: { 'idempotency-key': `take:${orderId}` } })))
+    } catch (err) {
+      if (!isStatusConflict(err)) throw err
+      entry.step = 'elsewhere'
+      saveState(state)
+      log(`order ${orderId} was taken or cancelled by someone else: left alone`)
+      return
+    }
+    entry.step = 'taken'
+    saveState(state)
   }
-  await unwrap(seller.POST('/v1/orders/{id}/messages', {
+
+  if (entry.step === 'taken') {
+    const code = codeFor(state, orderId)
+    try {
+      await once(() => unwrap(seller.POST('/v1/orders/{id}/deliver', { ...path, body: { value: code }, headers: { 'idempotency-key': `deliver:${orderId}` } })))
+    } catch (err) {
+      if (!isStatusConflict(err)) throw err
+      // Delivered (or cancelled) meanwhile: ours only if it holds our code.
+      const { order } = await unwrap(seller.GET('/v1/orders/{id}', path))
+      if (order.deliveredValues.length !== 1 || order.deliveredValues[0] !== code) {
+        entry.step = 'elsewhere'
+        delete entry.code // never given: free for another order
+        saveState(state)
+        log(`order ${orderId} was delivered or cancelled by someone else: left alone`)
+        return
+      }
+    }
+    entry.step = 'delivered'
+    saveState(state)
+  }
+
+  await once(() => unwrap(seller.POST('/v1/orders/{id}/messages', {
     ...path,
-    body: { text: `Thank you for your order! Your code: ${code}` },
-    headers: { 'idempotency-key': `thanks:${order.id}` }
-  }))
-  log(`order ${order.id} delivered`)
+    body: { text: `Thank you for your order! Your code: ${entry.code}` },
+    headers: { 'idempotency-key': `thanks:${orderId}` }
+  })))
+  entry.step = 'thanked'
+  saveState(state)
+  log(`order ${orderId} delivered`)
+}
+
+/** Answers a buyer's message in an order the bot delivered; every other message (its own included) is not for it. */
+async function answer (state: State, orderId: string, message: { id: string, senderRole: string }) {
+  const entry = state.orders[orderId]
+  if (message.senderRole !== 'buyer' || !entry || (entry.step !== 'delivered' && entry.step !== 'thanked')) return
+  await once(() => unwrap(seller.POST('/v1/orders/{id}/messages', {
+    params: { path: { id: orderId } },
+    body: { text: `This is the shop's bot. Your code for this order: ${entry.code}. A person from the shop will read your message too.` },
+    headers: { 'idempotency-key': `answer:${message.id}` }
+  })))
+  log(`order ${orderId}: answered the buyer`)
 }
 
 async function main () {
+  if (!apiKey) throw new Stop('SELLER_API_KEY is not set: give the shop\'s API key (service_sk_…)')
+  if (readCodes().length === 0) throw new Stop(`${codesFile} holds no code: write one code per line`)
   const state = loadState()
   const stop = new AbortController()
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { log(`${signal}: stopping after the current order`); stop.abort() })
   }
   log(`following the feed of ${baseUrl} from ${state.cursor ?? 'the oldest event'}`)
-  for await (const page of followEvents(seller, { after: state.cursor, types: ['order.paid'], signal: stop.signal })) {
+  const pages = followEvents(seller, { after: state.cursor, types: ['order.paid', 'message.created'], signal: stop.signal })
+  for await (const page of pages) {
     for (const event of page.events) {
-      if (event.type === 'order.paid') await fulfil(state, event.data.order)
+      if (event.type === 'order.paid') await fulfil(state, event.data.order.id)
+      else if (event.type === 'message.created') await answer(state, event.data.orderId, event.data.message)
     }
     state.cursor = page.nextCursor
     saveState(state)
@@ -110,6 +194,7 @@ async function main () {
 }
 
 main().catch((err) => {
-  console.error(err)
+  const message = err instanceof Stop || err instanceof SellerApiError ? err.message : String(err)
+  process.stderr.write(`fulfilment-bot: ${message}\n`)
   process.exit(1)
 })

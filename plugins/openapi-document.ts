@@ -5,7 +5,8 @@
 // JSON Schema keywords, and the media routes' non-JSON bodies. Pure functions of
 // the document; plugins/openapi.ts applies them.
 import { STATUS_CODES } from 'node:http'
-import { codesByStatus, errorCodes, errorComponentName, operationCodes, type ErrorCode } from '../schemas/error-codes.js'
+import { codesByStatus, errorCodes, errorComponentName, errorExample, operationCodes, type ErrorCode } from '../schemas/error-codes.js'
+import { ErrorBody } from '../schemas/common.js'
 import { imageContentTypes, UploadImageBody } from '../schemas/media.js'
 import recordedExamples from '../schemas/openapi-examples.json' with { type: 'json' }
 
@@ -18,7 +19,7 @@ export interface OperationExample {
 const examples = recordedExamples as Record<string, OperationExample>
 
 type Json = Record<string, unknown>
-interface Response { description?: string, content?: Record<string, { schema?: Json, example?: unknown }>, headers?: Json }
+interface Response { description?: string, content?: Record<string, { schema?: Json, example?: unknown, examples?: Json }>, headers?: Json }
 interface Operation {
   operationId?: string
   security?: unknown[]
@@ -48,18 +49,34 @@ export const responseHeaders: Record<string, Json> = {
   'Cache-Control': { description: 'The file never changes under its name: `public, max-age=31536000, immutable`.', schema: { type: 'string' } }
 }
 
-/** Which headers an operation's responses carry: required ones must be present on every response of that status. */
+/**
+ * The response headers as named components (`#/components/headers/…`), each
+ * described once and referenced by every response that carries it. A header
+ * required on some responses and optional on others has two components:
+ * `Retry-After` is required on a 429, optional on a 503 (`Retry-After-Optional`).
+ */
+export function headerComponents (): Record<string, Json> {
+  const components: Record<string, Json> = {}
+  for (const [name, header] of Object.entries(responseHeaders)) {
+    components[name] = { ...header, required: ['X-Request-Id', 'Retry-After', 'ETag', 'Cache-Control'].includes(name) }
+  }
+  components['Retry-After-Optional'] = { ...responseHeaders['Retry-After'], description: 'Seconds to wait before retrying (1 when absent).', required: false }
+  return components
+}
+
+/** Which headers an operation's responses carry, as references to the header components. */
 function headersFor (operationId: string, status: number, authenticated: boolean, idempotent: boolean): Record<string, Json> {
-  const header = (name: string, required = false) => ({ ...responseHeaders[name], required })
-  const headers: Record<string, Json> = { 'X-Request-Id': header('X-Request-Id', true) }
+  const header = (component: string) => ({ $ref: `#/components/headers/${component}` })
+  const headers: Record<string, Json> = { 'X-Request-Id': header('X-Request-Id') }
   if (authenticated || operationId === 'getMediaFile') {
     for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) headers[name] = header(name)
   }
-  if (status === 429 || status === 503) headers['Retry-After'] = header('Retry-After', status === 429)
+  if (status === 429) headers['Retry-After'] = header('Retry-After')
+  if (status === 503) headers['Retry-After'] = header('Retry-After-Optional')
   if (idempotent && status < 500 && status !== 429) headers['Idempotency-Replayed'] = header('Idempotency-Replayed')
   if (operationId === 'getMediaFile' && (status === 200 || status === 304)) {
-    headers.ETag = header('ETag', true)
-    headers['Cache-Control'] = header('Cache-Control', true)
+    headers.ETag = header('ETag')
+    headers['Cache-Control'] = header('Cache-Control')
   }
   return headers
 }
@@ -107,16 +124,27 @@ function normalizeSchemas (document: Document): Document {
   return normalized
 }
 
+const errorProperties = (ErrorBody.properties.error as unknown as { properties: Json }).properties
+
 /** One named error response component per code: the error envelope (`ErrorResponse`) with `code` fixed to it. */
 function errorComponents (): Record<string, Json> {
   const components: Record<string, Json> = {}
   for (const [code, meaning] of Object.entries(errorCodes)) {
     components[errorComponentName(code as ErrorCode)] = {
       description: meaning,
-      allOf: [ref('ErrorResponse'), { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: [code] } } } } }]
+      // The error's other properties are named again so that each branch accounts for all of them (example validators hold unnamed ones to be unexpected).
+      allOf: [ref('ErrorResponse'), { type: 'object', properties: { error: { type: 'object', properties: { ...errorProperties, code: { type: 'string', enum: [code] } } } } }]
     }
   }
   return components
+}
+
+/** One named example per code the status can carry, with the message the service really sends. */
+function errorExamples (codes: ErrorCode[], status: number): Json {
+  return Object.fromEntries(codes.map((code) => [code, {
+    summary: code,
+    value: { success: false, error: { code, ...errorExample(code, status) } }
+  }]))
 }
 
 function errorSchema (codes: ErrorCode[]): Json {
@@ -159,7 +187,7 @@ function describeResponses (operation: Operation, example: OperationExample | un
     if (status >= 400) {
       const codes = operationCodes[id]?.[status] ?? codesByStatus[status]
       if (!codes) throw new Error(`${id}: no error codes known for status ${status} (schemas/error-codes.ts)`)
-      response.content = { 'application/json': { schema: errorSchema(codes) } }
+      response.content = { 'application/json': { schema: errorSchema(codes), examples: errorExamples(codes, status) } }
       response.description = codes.map((code) => `\`${code}\`: ${errorCodes[code]}`).join(' ')
     } else if (!response.description || response.description === 'Default Response') {
       response.description = STATUS_CODES[status] ?? 'Success'
@@ -189,7 +217,7 @@ function describeOperations (document: Document): Document {
   return document
 }
 
-/** Drops the schema components nothing in the document refers to (each document holds only its own). */
+/** Drops the schema and header components nothing in the document refers to (each document holds only its own). */
 function pruneComponents (document: Document): Document {
   const schemas = document.components?.schemas ?? {}
   const used = new Set<string>()
@@ -203,14 +231,29 @@ function pruneComponents (document: Document): Document {
       } else visit(value)
     }
   }
+  const usedHeaders = new Set<string>()
+  const visitHeaders = (node: unknown): void => {
+    if (Array.isArray(node)) { node.forEach(visitHeaders); return }
+    if (node === null || typeof node !== 'object') return
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/headers/')) usedHeaders.add(value.slice('#/components/headers/'.length))
+      else visitHeaders(value)
+    }
+  }
   visit(document.paths)
-  document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))) }
+  visitHeaders(document.paths)
+  const headers = document.components?.headers ?? {}
+  document.components = {
+    ...document.components,
+    schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name))),
+    headers: Object.fromEntries(Object.entries(headers).filter(([name]) => usedHeaders.has(name)))
+  }
   return document
 }
 
 /** The published document: what the route schemas say, made exact and complete. */
 export function publishDocument (document: Document): Document {
   const normalized = normalizeSchemas(document)
-  normalized.components = { ...normalized.components, schemas: { ...normalized.components?.schemas, ...errorComponents() } }
+  normalized.components = { ...normalized.components, schemas: { ...normalized.components?.schemas, ...errorComponents() }, headers: headerComponents() }
   return pruneComponents(describeOperations(normalized))
 }

@@ -11,6 +11,15 @@ import { ErrorBody } from '../schemas/common.js'
 import { eventSchemas } from '../schemas/events.js'
 import { publishDocument, type Document } from './openapi-document.js'
 
+const TITLE = 'Shop Seller Automation API'
+/** The header of /docs: the service's name where Swagger UI shows its own logo. */
+const HEADER_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="420" height="40" viewBox="0 0 420 40"><text x="0" y="28" font-family="sans-serif" font-size="22" font-weight="700" fill="#ffffff">${TITLE}</text></svg>`
+const PAGE_CSS = [
+  '.swagger-ui .topbar { background-color: #1f3a5f; }',
+  '.swagger-ui .topbar .download-url-wrapper { display: none; }',
+  '.swagger-ui .topbar-wrapper img { height: 40px; }'
+].join('\n')
+
 async function openapiPlugin (fastify: FastifyInstance) {
   const { config } = fastify
   // Named schemas shared by routes (components of the document).
@@ -35,7 +44,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
       openapi: '3.0.3',
       info: {
         ...info,
-        title: 'Shop Seller Automation API',
+        title: TITLE,
         description: [
           'Automate one shop\'s catalog and order fulfilment. Authenticate with `Authorization: Bearer <API key>` (or `X-API-Key`).',
           'Every response is an envelope: `{success: true, data}` or `{success: false, error: {code, message, details?}}`, and carries `X-Request-Id`. Each operation lists the error codes it can answer with, per status.',
@@ -71,7 +80,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
       openapi: '3.0.3',
       info: {
         ...info,
-        title: 'Shop Seller Automation API: operator API',
+        title: `${TITLE}: operator API`,
         description: 'The `/internal/v1` API of the marketplace back office: shops, API keys, currency rates, categories, the ledger, and acting as the buyer. Authenticated with the operator token (`INTERNAL_TOKEN`); without one configured it does not exist.'
       },
       servers,
@@ -86,7 +95,20 @@ async function openapiPlugin (fastify: FastifyInstance) {
     transformObject: publish,
     refResolver
   })
-  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+  await fastify.register(swaggerUi, {
+    routePrefix: '/docs',
+    // A page of our own: its title, our name in the header instead of Swagger's logo.
+    theme: { title: `${TITLE} · API reference`, css: [{ filename: 'seller-api.css', content: PAGE_CSS }] },
+    logo: { type: 'image/svg+xml', content: HEADER_SVG, href: '/docs' },
+    uiConfig: {
+      // Operations start folded and the schemas section closed: the page opens as a list of what the API does.
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      // The key entered under Authorize survives a reload; each Try-it-out shows how long it took.
+      persistAuthorization: true,
+      displayRequestDuration: true
+    }
+  })
 }
 
 declare module 'fastify' {

@@ -54,3 +54,27 @@ export const operationCodes: Record<string, Record<number, ErrorCode[]>> = {
 /** The component name of one code's error response: `RATE_LIMIT` → `RateLimitError`. */
 export const errorComponentName = (code: ErrorCode) =>
   code.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()).replace(/Error$/, '') + 'Error'
+
+/**
+ * What a response with `code` says, as the service words it (the messages of
+ * plugins/errors.ts, plugins/rate-limit.ts and the routes): the examples of the
+ * OpenAPI document's error responses.
+ */
+export function errorExample (code: ErrorCode, status: number): { message: string, details?: Array<{ path: string, message: string }> } {
+  switch (code) {
+    case 'VALIDATION_ERROR':
+      return status === 413
+        ? { message: 'The request body is too large.' }
+        : { message: 'Invalid request: body.title must be 1–200 characters after trimming surrounding whitespace.', details: [{ path: 'body.title', message: 'must be 1–200 characters after trimming surrounding whitespace' }] }
+    case 'API_KEY_INVALID': return { message: 'The API key is missing, malformed, unknown or revoked.' }
+    case 'NOT_FOUND': return { message: 'Not found.' }
+    case 'ORDER_NOT_FOUND': return { message: 'Order not found.' }
+    case 'ORDER_INVALID_STATUS': return { message: 'Cannot deliver an order that is paid.' }
+    case 'IDEMPOTENCY_IN_PROGRESS': return { message: 'A request with this Idempotency-Key is still being processed.' }
+    case 'IDEMPOTENCY_KEY_REUSED': return { message: 'This Idempotency-Key was already used with a different request.' }
+    case 'CURSOR_EXPIRED': return { message: 'The cursor is older than the event retention; start again without `after` (from the oldest retained event) or with `after=latest`.' }
+    case 'RATE_LIMIT': return { message: 'Rate limit exceeded; retry in 1 minute.' }
+    case 'INTERNAL_ERROR': return { message: 'An unexpected error occurred.' }
+    case 'SERVICE_UNAVAILABLE': return { message: 'The service is temporarily unavailable; retry shortly.' }
+  }
+}

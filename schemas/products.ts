@@ -1,7 +1,8 @@
 // Products: the input of create / replace (seller-api 2.4, CONTRACT 5), the full
 // representation (2.2, 2.3), the reduced list item, the list query and archive.
 // The top-level input is left open: unknown properties are ignored, so a client
-// can PUT back what it GOT.
+// can PUT back what it GOT with `active` renamed to `isActive` (the client's
+// productInput does it, client/products.ts).
 import { Type, type Static } from '@sinclair/typebox'
 import { Id, Money, PageQuery, StringEnum, Timestamp } from './common.js'
 import { TITLE_MAX } from '../domain/product-rules.js'

@@ -12,10 +12,10 @@ mkdir -p "$target"
 target=$(cd "$target" && pwd)
 
 cd "$source_dir"
-# The source folders are the ones tsconfig.build.json compiles (scripts/source-hash.mjs).
-read -r -a source_dirs <<<"$(node -e "import('./scripts/source-hash.mjs').then((m) => console.log(m.DIRECTORIES.join(' ')))")"
-cp -R package.json package-lock.json tsconfig.json tsconfig.build.json LICENSE patches scripts ./*.ts \
-  "${source_dirs[@]}" "$target/"
+# The sources are the entry files and folders tsconfig.build.json compiles (scripts/source-hash.mjs).
+read -r -a sources <<<"$(node -e "import('./scripts/source-hash.mjs').then((m) => console.log(m.SOURCES.join(' ')))")"
+cp -R package.json package-lock.json tsconfig.json tsconfig.build.json LICENSE patches scripts \
+  "${sources[@]}" "$target/"
 cd "$target"
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build

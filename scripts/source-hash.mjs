@@ -10,8 +10,14 @@ import { fileURLToPath } from 'node:url'
 export const root = fileURLToPath(new URL('..', import.meta.url))
 export const hashFile = join(root, 'dist', '.source-hash')
 
-/** The source folders: tsconfig.build.json's include list is the one place that names them. */
-export const DIRECTORIES = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).include.filter((entry) => !entry.includes('*'))
+/**
+ * What the build compiles: tsconfig.build.json's include list is the one place
+ * that names it, the entry files at the root one by one (so a stray *.ts saved
+ * at the root is not part of the build) and the source folders.
+ */
+export const SOURCES = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).include
+export const DIRECTORIES = SOURCES.filter((entry) => !entry.endsWith('.ts'))
+const ENTRY_FILES = SOURCES.filter((entry) => entry.endsWith('.ts'))
 const ROOT_FILES = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json']
 
 function filesUnder (dir) {
@@ -22,8 +28,7 @@ function filesUnder (dir) {
 }
 
 export function sourceHash () {
-  const rootTs = readdirSync(root).filter((name) => name.endsWith('.ts')).map((name) => join(root, name))
-  const files = [...rootTs, ...ROOT_FILES.map((name) => join(root, name)), ...DIRECTORIES.flatMap((dir) => filesUnder(join(root, dir)))]
+  const files = [...ENTRY_FILES.map((name) => join(root, name)), ...ROOT_FILES.map((name) => join(root, name)), ...DIRECTORIES.flatMap((dir) => filesUnder(join(root, dir)))]
     .filter((file) => statSync(file).isFile())
     .sort()
   const hash = createHash('sha256')

@@ -1,7 +1,7 @@
 // npm start: run dist/server.js, building it first only when the sources
 // changed since the last build (a fresh clone, a pull, an edit). With an
 // up-to-date build nothing is compiled, so a start takes a second or two.
-import { execFileSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -21,6 +21,7 @@ if (builtHash() !== sourceHash()) {
     process.exit(1)
   }
   process.stderr.write('Building dist/ (the sources changed since the last build)…\n')
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' })
+  // build.mjs says what failed in one line: nothing to add to it.
+  if (spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(1)
 }
 await import('../dist/server.js')

@@ -4,7 +4,7 @@
 // webhook signatures checked.
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { createSellerClient, followEvents, SellerApiError, unwrap, verifyWebhook } from '../../client/index.js'
+import { createSellerClient, followEvents, productInput, SellerApiError, unwrap, verifyWebhook } from '../../client/index.js'
 import { build, createShop } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
@@ -113,4 +113,19 @@ t.test('webhook signatures: valid, tampered, too old', async (t) => {
   t.equal(event.type, 'order.paid')
   t.throws(() => verifyWebhook(secret, body.replace('order.paid', 'order.taken'), sign(new Date())), 'a changed body fails')
   t.throws(() => verifyWebhook(secret, body, sign(new Date(Date.now() - 10 * 60_000))), 'a ten-minute-old delivery fails')
+})
+
+t.test('productInput: a GET product PUT back (active renamed to isActive) comes back the same', async (t) => {
+  const { app, baseUrl, shop } = await listening(t)
+  const created = await createProduct(app, shop, { isActive: false })
+  const seller = createSellerClient({ baseUrl, apiKey: shop.apiKey })
+  const path = { params: { path: { id: created.id } } }
+  const { product } = await unwrap(seller.GET('/v1/products/{id}', path))
+  const asGot = await seller.PUT('/v1/products/{id}', { ...path, body: product as never })
+  t.equal(asGot.response.status, 400, 'the GET body as it is lacks isActive')
+  const { product: same } = await unwrap(seller.PUT('/v1/products/{id}', { ...path, body: productInput(product) }))
+  t.same(same, { ...product, updatedAt: same.updatedAt }, 'the same product comes back')
+  const { product: changed } = await unwrap(seller.PUT('/v1/products/{id}', { ...path, body: productInput(product, { isActive: true, title: 'Renamed' }) }))
+  t.equal(changed.active, true)
+  t.equal(changed.title, 'Renamed')
 })

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import t from 'tap'
-import { build, createShop, type App, type ShopFixture } from '../helper.js'
-import { buy } from '../fixtures/orders.js'
+import t, { type Test } from 'tap'
+import { build, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'
+import { act, buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 
 const codes = Array.from({ length: 8 }, (_, i) => `CODE-${i + 1}-${Math.random().toString(36).slice(2, 8)}`)
@@ -83,5 +83,111 @@ t.test('the bot delivers every paid order once, across a kill -9 and a clean sto
   }
   const state = JSON.parse(readFileSync(env.BOT_STATE_FILE, 'utf8'))
   t.match(state.cursor, /^v1_/, 'the cursor is stored')
-  t.same(Object.keys(state.codes).sort(), [...ids].sort(), 'the state knows which code went where')
+  t.same(Object.keys(state.orders).sort(), [...ids].sort(), 'the journal knows every order')
+  t.same(orders.map((o) => state.orders[o.id].code), delivered, 'and which code went where')
+})
+
+async function sellerMessages (app: App, shop: ShopFixture, orderId: string) {
+  const chat = (await app.inject({ method: 'GET', url: `/v1/orders/${orderId}/messages`, headers: shop.headers })).json().data.messages
+  return chat.filter((m: { senderRole: string }) => m.senderRole === 'seller') as Array<{ text: string }>
+}
+
+async function setUp (t: Test) {
+  const app = await build(t)
+  const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const dir = mkdtempSync(join(tmpdir(), 'fulfilment-bot-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'codes.txt'), '# codes of the test\n\n' + codes.join('\n') + '\n')
+  const env = { SELLER_API_URL: baseUrl, SELLER_API_KEY: shop.apiKey, BOT_CODES_FILE: join(dir, 'codes.txt'), BOT_STATE_FILE: join(dir, 'state.json') }
+  return { app, shop, product, dir, env }
+}
+
+t.test('orders taken, delivered or cancelled by someone else are left alone: no code, no message', async (t) => {
+  const { app, shop, product, env } = await setUp(t)
+  // The README's curl session before the bot starts: one order delivered by hand, one taken, one cancelled.
+  const byHand = await buy(app, product)
+  t.equal((await act(app, shop, byHand.id, 'take', undefined, { 'idempotency-key': `take-${byHand.id}` })).statusCode, 200)
+  t.equal((await act(app, shop, byHand.id, 'deliver', { value: 'XXXX-YYYY-ZZZZ' }, { 'idempotency-key': `deliver-${byHand.id}` })).statusCode, 200)
+  const taken = await buy(app, product)
+  t.equal((await act(app, shop, taken.id, 'take')).statusCode, 200)
+  const cancelled = await buy(app, product)
+  t.equal((await act(app, shop, cancelled.id, 'cancel', { reason: 'out of stock' })).statusCode, 200)
+  // The bot's own crash between its take and its delivery, as its journal left it.
+  const halfDone = await buy(app, product)
+  t.equal((await act(app, shop, halfDone.id, 'take', undefined, { 'idempotency-key': `take:${halfDone.id}` })).statusCode, 200)
+  // …and a journal that says `taking` for an order someone else took meanwhile.
+  const lost = await buy(app, product)
+  t.equal((await act(app, shop, lost.id, 'take')).statusCode, 200)
+  writeFileSync(env.BOT_STATE_FILE, JSON.stringify({ orders: { [halfDone.id]: { step: 'taking' }, [lost.id]: { step: 'taking' } } }))
+  const mine = await buy(app, product)
+
+  const bot = startBot(env)
+  t.teardown(() => { bot.child.kill('SIGKILL') })
+  // Events are handled in commit order: once the last order is delivered, every earlier one was seen.
+  const [resumed, last] = await allDelivered(app, shop, [halfDone.id, mine.id])
+  bot.child.kill('SIGTERM')
+  t.equal(await bot.exited, 0)
+
+  t.equal(resumed.deliveredValue, codes[0], 'the order it took before its crash is delivered with the first code')
+  t.equal(last.deliveredValue, codes[1], 'no code went to an order it did not take')
+  t.equal((await orderOf(app, shop, byHand.id)).deliveredValue, 'XXXX-YYYY-ZZZZ', 'the order delivered by hand keeps its code')
+  t.equal((await orderOf(app, shop, taken.id)).status, 'processing', 'the order taken by someone else is not delivered')
+  t.equal((await orderOf(app, shop, lost.id)).status, 'processing', 'nor the one taken elsewhere while the bot was down')
+  for (const order of [byHand, taken, cancelled, lost]) {
+    t.same(await sellerMessages(app, shop, order.id), [], `order ${order.id}: the bot wrote nothing`)
+  }
+  t.notMatch(bot.output(), new RegExp(`order (${byHand.id}|${taken.id}|${cancelled.id}|${lost.id}) delivered`), 'and claims none of them')
+  const state = JSON.parse(readFileSync(env.BOT_STATE_FILE, 'utf8'))
+  t.equal(state.orders[byHand.id].step, 'elsewhere')
+  t.equal(state.orders[lost.id].step, 'elsewhere')
+})
+
+t.test('an order delivered by someone else after the bot took it: not thanked, its code kept for the next order', async (t) => {
+  const { app, shop, product, env } = await setUp(t)
+  const order = await buy(app, product)
+  // The bot took it (its journal says so) and crashed; meanwhile a person delivered another code.
+  t.equal((await act(app, shop, order.id, 'take', undefined, { 'idempotency-key': `take:${order.id}` })).statusCode, 200)
+  t.equal((await act(app, shop, order.id, 'deliver', { value: 'XXXX-YYYY-ZZZZ' })).statusCode, 200)
+  writeFileSync(env.BOT_STATE_FILE, JSON.stringify({ orders: { [order.id]: { step: 'taken', code: codes[0] } } }))
+  const next = await buy(app, product)
+  const bot = startBot(env)
+  t.teardown(() => { bot.child.kill('SIGKILL') })
+  const [, delivered] = await allDelivered(app, shop, [order.id, next.id])
+  bot.child.kill('SIGTERM')
+  await bot.exited
+  t.same(await sellerMessages(app, shop, order.id), [], 'no thanks with a code the buyer did not get')
+  t.equal(delivered.deliveredValue, codes[0], 'the unused code goes to the next order')
+})
+
+t.test('the bot answers buyers only, never its own messages', async (t) => {
+  const { app, shop, product, env } = await setUp(t)
+  const first = await buy(app, product)
+  const bot = startBot(env)
+  t.teardown(() => { bot.child.kill('SIGKILL') })
+  await allDelivered(app, shop, [first.id])
+  const post = (text: string) => app.inject({ method: 'POST', url: `/internal/v1/orders/${first.id}/messages`, headers: internalHeaders, payload: { text } })
+  t.equal((await post('The code does not work')).statusCode, 201)
+  for (let i = 0; i < 600 && (await sellerMessages(app, shop, first.id)).length < 2; i++) await sleep(100)
+  // An order after the bot's answer: once it is delivered, the bot has seen its own answer in the feed too.
+  const second = await buy(app, product)
+  await allDelivered(app, shop, [second.id])
+  bot.child.kill('SIGTERM')
+  t.equal(await bot.exited, 0)
+  const answers = await sellerMessages(app, shop, first.id)
+  t.equal(answers.length, 2, 'the thanks and one answer to the buyer: its own messages are not answered')
+  t.match(answers[1].text, `Your code for this order: ${codes[0]}`)
+})
+
+t.test('a missing codes file or API key: one line on stderr, exit 1', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fulfilment-bot-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const missing = startBot({ SELLER_API_URL: 'http://127.0.0.1:9', SELLER_API_KEY: 'service_sk_x', BOT_CODES_FILE: join(dir, 'codes.txt'), BOT_STATE_FILE: join(dir, 'state.json') })
+  t.equal(await missing.exited, 1)
+  t.equal(missing.output(), `fulfilment-bot: cannot read the codes file ${join(dir, 'codes.txt')} (no such file): create it with one code per line (BOT_CODES_FILE names another file)\n`)
+  const noKey = startBot({ SELLER_API_KEY: '', BOT_CODES_FILE: join(dir, 'codes.txt') })
+  t.equal(await noKey.exited, 1)
+  t.equal(noKey.output().trim().split('\n').length, 1)
+  t.match(noKey.output(), /SELLER_API_KEY is not set/)
 })

@@ -69,6 +69,29 @@ t.test('OpenAPI document', async (t) => {
   const page = await app.inject({ method: 'GET', url: '/docs/' })
   t.equal(page.statusCode, 200)
   t.match(page.headers['content-type'], /text\/html/)
+  t.match(page.body, '<title>Shop Seller Automation API · API reference</title>', 'a page title of our own')
+  const initializer = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })
+  t.match(initializer.body, 'data:image/svg+xml;base64,', 'our header instead of Swagger\'s logo')
+  t.equal((await app.inject({ method: 'GET', url: '/docs/static/theme/seller-api.css' })).statusCode, 200)
   const yaml = await app.inject({ method: 'GET', url: '/docs/yaml' })
   t.equal(yaml.statusCode, 200)
+})
+
+t.test('response headers are described once, as components; error responses show real messages', async (t) => {
+  const app = await build(t)
+  const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+  const headerNames = Object.keys(doc.components.headers)
+  t.ok(headerNames.includes('X-Request-Id') && headerNames.includes('RateLimit-Remaining'))
+  const take = doc.paths['/v1/orders/{id}/take'].post
+  for (const [status, response] of Object.entries<{ headers: Record<string, { $ref?: string }> }>(take.responses)) {
+    for (const [name, header] of Object.entries(response.headers)) {
+      t.match(header.$ref, /^#\/components\/headers\//, `${status} ${name} refers to its component`)
+    }
+  }
+  const conflict = take.responses['409'].content['application/json'].examples
+  t.same(Object.keys(conflict), ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'])
+  t.equal(conflict.ORDER_INVALID_STATUS.value.error.message, 'Cannot deliver an order that is paid.')
+  const listOrders = doc.paths['/v1/orders'].get
+  t.equal(listOrders.responses['401'].content['application/json'].examples.API_KEY_INVALID.value.error.message, 'The API key is missing, malformed, unknown or revoked.')
+  t.equal((await app.inject({ method: 'GET', url: '/v1/orders' })).json().error.message, 'The API key is missing, malformed, unknown or revoked.', 'the message the service sends')
 })
