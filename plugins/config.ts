@@ -9,6 +9,9 @@ import envSchema from 'env-schema'
 import { DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
 import { StringEnum } from '../schemas/common.js'
 
+/** Base64 of exactly 32 bytes (docs/stock.md). */
+const STOCK_KEY_PATTERN = '^[A-Za-z0-9+/]{43}=$'
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 // Each `description` is what the error message says the variable accepts.
@@ -20,6 +23,8 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' })),
   REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:', description: '1–64 characters of letters, digits and :_.-' }),
   INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'a token of at least 16 characters' })),
+  STOCK_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: STOCK_KEY_PATTERN, description: 'the base64 of 32 bytes (openssl rand -base64 32)' })),
+  STOCK_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: STOCK_KEY_PATTERN, description: 'the base64 of 32 bytes: the key STOCK_ENCRYPTION_KEY replaced' })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'an http:// or https:// URL without a trailing slash' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300, description: 'an integer of at least 1' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'an integer of at least 1000 (milliseconds)' }),
@@ -60,7 +65,7 @@ const defaultMaxEventLoopDelayMs = (databaseUrl: string | undefined) => database
 type VariableName = keyof typeof ConfigSchema.properties
 
 /** Values that are never echoed back in an error: they may hold passwords. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN'])
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'STOCK_ENCRYPTION_KEY', 'STOCK_ENCRYPTION_KEY_PREVIOUS'])
 
 export class ConfigError extends Error {
   constructor (readonly problems: string[]) {
