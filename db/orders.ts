@@ -7,11 +7,16 @@ import { orderEventTypes } from '../domain/event-types.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
+import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
 import type { Order, OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
+import { EVENTS_CHANNEL } from './events.js'
+import { notifyAfterCommit } from './notifications.js'
 import { preparedOnce, rawQuery } from './prepared.js'
+import { purchaseWithStock } from './stock-purchase.js'
+import { run } from './stock-statements.js'
 import { orders, productFieldOptions, productFields, products } from './schema.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
@@ -197,8 +202,19 @@ const purchaseSql = `with o as (
 
 export interface PurchaseInput { productId: string, quantity: number, fieldValues: FieldValueInput[] }
 
-/** A buyer's paid purchase of a product (operator side): validates, prices and records the order. */
-export async function createPurchase (db: Db, input: PurchaseInput): Promise<Order> {
+export interface PurchaseOptions {
+  /** Decrypts stock values; null (no STOCK_ENCRYPTION_KEY) leaves stock products' orders paid. */
+  cipher?: StockCipher | null
+  /** Told when stock could not be read (a wrong key): the order is then recorded paid, for a person or a bot. */
+  onStockUnreadable?: (err: StockKeyError) => void
+}
+
+/**
+ * A buyer's paid purchase of a product (operator side): validates, prices and
+ * records the order; with `autoDelivery: stock` it is delivered from stock in
+ * the same transaction when the stock holds enough (db/stock-purchase.ts).
+ */
+export async function createPurchase (db: Db, input: PurchaseInput, options: PurchaseOptions = {}): Promise<Order> {
   const product = await db.query.products.findFirst({
     where: eq(products.id, input.productId),
     with: {
@@ -212,10 +228,22 @@ export async function createPurchase (db: Db, input: PurchaseInput): Promise<Ord
   }
   const priced = pricePurchase({ price: product.price, rate: product.currencyRate?.rate ?? null, fields: product.fields }, input.quantity, input.fieldValues)
   if (!priced.ok) throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
+  const params = [product.shopId, product.id, product.title, input.quantity, kopecksToDecimal(priced.amountKopecks), JSON.stringify(priced.fieldValues)] as const
+  if (product.autoDelivery === 'stock' && options.cipher) {
+    const record = { shopId: product.shopId, productId: product.id, productTitle: product.title, quantity: input.quantity, amount: params[4], fieldValues: params[5] }
+    try {
+      return await purchaseWithStock<Order>(db, options.cipher, { record, fieldValues: input.fieldValues }, async (tx) => {
+        const [{ eventShopId, ...order }] = await run<Order & EventOutcome>(tx, purchaseSql, params)
+        if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
+        return order
+      })
+    } catch (err) {
+      if (!(err instanceof StockKeyError)) throw err
+      options.onStockUnreadable?.(err)
+    }
+  }
   const query = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
-  const [{ eventShopId, ...order }] = await query([
-    product.shopId, product.id, product.title, input.quantity, kopecksToDecimal(priced.amountKopecks), JSON.stringify(priced.fieldValues)
-  ])
+  const [{ eventShopId, ...order }] = await query([...params])
   notifyEvent(db, { eventShopId })
   return order
 }
