@@ -4,6 +4,7 @@
 // interleaving of requests on any number of instances can apply it twice.
 import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderEventTypes } from '../domain/event-types.js'
+import { isUuid } from '../domain/ids.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
@@ -15,6 +16,8 @@ import { appendEventCtes, notifyEvent, type EventOutcome } from './event-stateme
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
 import { preparedOnce, rawQuery } from './prepared.js'
+import { lockStockProduct } from './stock-delivery.js'
+import { restockOrderItems } from './stock-items.js'
 import { purchaseWithStock } from './stock-purchase.js'
 import { run } from './stock-statements.js'
 import { orders, productFieldOptions, productFields, products } from './schema.js'
@@ -150,6 +153,13 @@ function transitionSql (action: OrderAction, scoped: boolean): string {
   select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
 }
 
+/** Nothing matched: either there is no such order here (404), or its status forbids the action (409). */
+async function throwTransitionRefusal (db: Queryable, action: OrderAction, orderId: string, scope: OrderScope): Promise<never> {
+  const current = await findOrder(db, orderId, scope)
+  if (!current) throw notFound('Order')
+  throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
+}
+
 /**
  * Applies `action` to the order, with its ledger row and its event, in one statement.
  * Throws 404 when the order is not visible in `scope`, 409 ORDER_INVALID_STATUS
@@ -162,12 +172,7 @@ export async function transitionOrder (db: Db, action: OrderAction, orderId: str
   if (action === 'cancel') params.push(changes.cancelReason ?? null)
   if (scope !== null) params.push(scope.shopId)
   const [row] = await query(params)
-  if (!row) {
-    // Nothing matched: either there is no such order here, or its status forbids the action.
-    const current = await findOrder(db, orderId, scope)
-    if (!current) throw notFound('Order')
-    throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
-  }
+  if (!row) await throwTransitionRefusal(db, action, orderId, scope)
   const { eventShopId, ...order } = row
   notifyEvent(db, { eventShopId })
   return order
@@ -179,8 +184,29 @@ export const takeOrder = (db: Db, shopId: string, orderId: string) =>
 export const deliverOrder = (db: Db, shopId: string, orderId: string, deliveredValues: string[]) =>
   transitionOrder(db, 'deliver', orderId, { shopId }, { deliveredValues })
 
-export const cancelOrder = (db: Db, shopId: string, orderId: string, reason?: string) =>
-  transitionOrder(db, 'cancel', orderId, { shopId }, reason === undefined ? {} : { cancelReason: reason })
+/**
+ * Cancels an order of the shop. With `restock`, the stock items delivered to it
+ * become available again in the same transaction (db/stock-items.ts), which
+ * first locks the product and its waiting orders, as every stock write does.
+ */
+export async function cancelOrder (db: Db, shopId: string, orderId: string, reason?: string, restock?: { cipher: StockCipher | null }): Promise<Order> {
+  const changes = reason === undefined ? {} : { cancelReason: reason }
+  const [held] = restock && isUuid(orderId)
+    ? await run<{ productId: string }>(db, `select product_id as "productId" from orders
+        where id = $1 and exists (select 1 from stock_items where order_id = $1 and status = 'delivered')`, [orderId])
+    : []
+  if (!held) return transitionOrder(db, 'cancel', orderId, { shopId }, changes)
+  return db.transaction(async (tx) => {
+    const product = (await lockStockProduct(tx, held.productId))!
+    await run(tx, "select id from orders where product_id = $1 and status = 'paid' order by created_at, id for update", [product.id])
+    const [row] = await run<Order & EventOutcome>(tx, transitionSql('cancel', true), [orderId, reason ?? null, shopId])
+    if (!row) await throwTransitionRefusal(tx, 'cancel', orderId, { shopId })
+    const { eventShopId, ...order } = row
+    if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
+    await restockOrderItems(tx, restock!.cipher, product, orderId)
+    return order
+  })
+}
 
 /** The buyer confirmed receipt (operator side): awaiting_confirmation → completed, shop credited. */
 export const confirmOrder = (db: Db, orderId: string) =>

@@ -10,9 +10,8 @@ import type { StockCipher } from '../domain/stock-cipher.js'
 import type { Tx } from './client.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
-import { isoTimeSql } from './orders.js'
 import { NO_OPTION } from './schema.js'
-import { appendEventRowsCtes, run } from './stock-statements.js'
+import { appendEventRowsCtes, isoTime, run } from './stock-statements.js'
 
 export type AutoDelivery = 'off' | 'stock' | 'endpoint'
 
@@ -164,12 +163,12 @@ export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: S
 }
 
 /** The order's response columns (db/orders.ts) for alias `o`. */
-const orderJson = (o: string) => `jsonb_build_object('id', ${o}.id, 'status', ${o}.status, 'createdAt', ${isoTimeSql(`${o}.created_at`)},
+const orderJson = (o: string) => `jsonb_build_object('id', ${o}.id, 'status', ${o}.status, 'createdAt', ${isoTime(`${o}.created_at`)},
   'productId', ${o}.product_id, 'productTitle', ${o}.product_title, 'quantity', ${o}.quantity, 'amount', ${o}.amount::float8,
   'fieldValues', ${o}.field_values, 'assigneeType', ${o}.assignee_type,
   'deliveredValue', case when ${o}.delivered_values = '[]'::jsonb then null
        else array_to_string(array(select jsonb_array_elements_text(${o}.delivered_values)), E'\\n') end,
-  'deliveredValues', ${o}.delivered_values, 'takenAt', ${isoTimeSql(`${o}.taken_at`)}, 'deliveredAt', ${isoTimeSql(`${o}.delivered_at`)})`
+  'deliveredValues', ${o}.delivered_values, 'takenAt', ${isoTime(`${o}.taken_at`)}, 'deliveredAt', ${isoTime(`${o}.delivered_at`)})`
 
 /**
  * One statement: the waiting orders become delivered (`auto`), each with its

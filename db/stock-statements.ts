@@ -38,3 +38,6 @@ export function appendEventRowsCtes (rows: string, shopParam: string): string {
     select s.id, s.event_seq - s.total + row_number() over (order by ${rows}.ord), ${rows}.type, ${rows}.data from s, ${rows}
   )`
 }
+
+/** A timestamptz as the API writes times (as db/orders.ts does): ISO 8601 in UTC with milliseconds. */
+export const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
