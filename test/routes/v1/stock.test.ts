@@ -160,7 +160,15 @@ t.test('without a key on Postgres: adding and removing answer 503 naming the var
 
 function productBody (product: any) {
   return {
-    categoryId: product.categoryId, title: product.title, description: product.description, isActive: product.active, external: product.external,
-    currencyRateId: product.currencyRateId, price: product.price, imageId: product.imageId, employeeReward: product.employeeReward, filters: product.filters
+    categoryId: product.categoryId,
+    title: product.title,
+    description: product.description,
+    isActive: product.active,
+    external: product.external,
+    currencyRateId: product.currencyRateId,
+    price: product.price,
+    imageId: product.imageId,
+    employeeReward: product.employeeReward,
+    filters: product.filters
   }
 }
