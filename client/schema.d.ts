@@ -128,6 +128,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/products/{id}/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product's stock
+         * @description The stock's settings and its counts of available, delivered and removed items (per option when `optionFieldId` is set). Every product has one.
+         */
+        get: operations["getStock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a product's stock settings
+         * @description Only the properties sent change. `optionFieldId`: null, or a required, single-choice select field of the product (else 400); it changes only while no item is available (409 STOCK_NOT_EMPTY). Switching `autoDelivery` to `stock` delivers the waiting orders (paid, never taken) it can, oldest first, each in full or not at all.
+         */
+        patch: operations["updateStock"];
+        trace?: never;
+    };
+    "/v1/products/{id}/stock/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a product's stock items
+         * @description Newest first, `limit` 1–100 (default 50), filtered by `status` and `optionId`; `after` is the previous page's `nextCursor`. Items show a 4-character `preview`, never their value.
+         */
+        get: operations["listStockItems"];
+        put?: never;
+        /**
+         * Add values to a product's stock
+         * @description Adds `values` (stored trimmed and encrypted), in their order. A value equal to an available or delivered item of the product, or repeated in the request, is not added and is counted in `duplicates`. With `autoDelivery: stock` the waiting orders are then filled (`filledOrders`). The body is at most 8 MiB (413 beyond). Honours `Idempotency-Key`. Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
+         */
+        post: operations["addStockItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/{id}/stock/items/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take items back out of the stock
+         * @description The items `ids` (all available items of this product, each once) become `removed` and are returned with their values. An id that is no item of this product: 404 NOT_FOUND; one that is not available: 409 STOCK_ITEM_UNAVAILABLE (404 wins); a repeated id: 400; nothing is removed then. Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
+         */
+        post: operations["removeStockItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/categories": {
         parameters: {
             query?: never;
@@ -279,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description From `paid`, `processing` or `awaiting_confirmation` → `cancelled`; the buyer is refunded the full amount, exactly once. A completed or cancelled order: 409 ORDER_INVALID_STATUS. Send an `Idempotency-Key` header to make a retry safe: the same request with the same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.
+         * @description From `paid`, `processing` or `awaiting_confirmation` → `cancelled`; the buyer is refunded the full amount, exactly once. With `restock: true` the stock items delivered to it become available again in the same transaction (and may fill waiting orders). A completed or cancelled order: 409 ORDER_INVALID_STATUS. Send an `Idempotency-Key` header to make a retry safe: the same request with the same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -525,10 +593,10 @@ export interface components {
                     value: string;
                 }[];
                 /**
-                 * @description `api` once the order is taken through this API.
+                 * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
                  * @enum {string}
                  */
-                assigneeType: "user" | "api";
+                assigneeType: "user" | "api" | "auto";
                 /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
                 deliveredValue: string | null;
                 /** @description The issued values attached at delivery; `[]` before. */
@@ -574,6 +642,43 @@ export interface components {
                  */
                 createdAt: string;
             };
+        };
+        /**
+         * StockLowEventData
+         * @description A delivery took the available count (of the variant, or of the product) from above `lowStockThreshold` to at or below it.
+         */
+        StockLowEventData: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * Format: uuid
+             * @description The variant, when the stock has an `optionFieldId`; else null.
+             */
+            optionId: string | null;
+            /** @description Items available after the delivery. */
+            available: number;
+            lowStockThreshold: number;
+        };
+        /**
+         * StockEmptyEventData
+         * @description A delivery or a removal took the available count (of the variant, or of the product) to 0.
+         */
+        StockEmptyEventData: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * Format: uuid
+             * @description The variant, when the stock has an `optionFieldId`; else null.
+             */
+            optionId: string | null;
+            /** @enum {number} */
+            available: 0;
         };
         /**
          * OrderPaidEvent
@@ -690,10 +795,48 @@ export interface components {
             data: components["schemas"]["MessageEventData"];
         };
         /**
+         * StockLowEvent
+         * @description A product's stock (or a variant's) fell to its low-stock threshold.
+         */
+        StockLowEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "stock.low";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["StockLowEventData"];
+        };
+        /**
+         * StockEmptyEvent
+         * @description A product's stock (or a variant's) has no available item left.
+         */
+        StockEmptyEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "stock.empty";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["StockEmptyEventData"];
+        };
+        /**
          * Event
          * @description One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.
          */
-        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"];
+        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"];
         /** Order */
         Order: {
             /**
@@ -733,10 +876,10 @@ export interface components {
                 value: string;
             }[];
             /**
-             * @description `api` once the order is taken through this API.
+             * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
              * @enum {string}
              */
-            assigneeType: "user" | "api";
+            assigneeType: "user" | "api" | "auto";
             /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
             deliveredValue: string | null;
             /** @description The issued values attached at delivery; `[]` before. */
@@ -962,6 +1105,155 @@ export interface components {
             /** @description `true` hides and deactivates; `false` returns it from the archive, still inactive. */
             archived: boolean;
         };
+        /** Stock */
+        Stock: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * @description `off` (default): orders wait for a bot or a person; `stock`: paid orders are delivered from this stock at once; `endpoint`: from the seller's endpoint.
+             * @enum {string}
+             */
+            autoDelivery: "off" | "stock" | "endpoint";
+            /**
+             * Format: uuid
+             * @description The required, single-choice select field whose options are the variants; null: one stock for the product.
+             */
+            optionFieldId: string | null;
+            /** @description `stock.low` is sent when a delivery takes the available count to at most this (0: never). */
+            lowStockThreshold: number;
+            /** @description Make the product inactive when its whole available count reaches 0; adding items reactivates it. */
+            deactivateWhenEmpty: boolean;
+            /** @description The product is inactive because its stock ran out (cleared by adding items or by any PUT). */
+            deactivatedByStock: boolean;
+            available: number;
+            delivered: number;
+            removed: number;
+            /** @description `[]` unless `optionFieldId` is set: then each option of that field, in the field's order. */
+            options: {
+                /**
+                 * Format: uuid
+                 * @description Opaque identifier (UUID).
+                 */
+                optionId: string;
+                label: string;
+                available: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
+        /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
+        StockPatch: {
+            /** @enum {string} */
+            autoDelivery?: "off" | "stock" | "endpoint";
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            optionFieldId?: string | null;
+            lowStockThreshold?: number;
+            deactivateWhenEmpty?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 1–10000 values, added in this order. `optionId` is required when the stock has an `optionFieldId` (an option of that field) and refused otherwise. */
+        StockAddInput: {
+            values: string[];
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            optionId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** StockItem */
+        StockItem: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The variant; null when the stock has no `optionFieldId`.
+             */
+            optionId: string | null;
+            /** @enum {string} */
+            status: "available" | "delivered" | "removed";
+            /**
+             * Format: uuid
+             * @description The order it was delivered to; null until then.
+             */
+            orderId: string | null;
+            /** @description The value's first 4 characters and `…` (only `…` for values of 8 characters or fewer). A listing never shows whole values. */
+            preview: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            removedAt: string | null;
+        };
+        /** @description 1–1000 ids of available items of this product, each once. */
+        StockRemoveInput: {
+            ids: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** RemovedStockItem */
+        RemovedStockItem: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The variant; null when the stock has no `optionFieldId`.
+             */
+            optionId: string | null;
+            /** @enum {string} */
+            status: "available" | "delivered" | "removed";
+            /**
+             * Format: uuid
+             * @description The order it was delivered to; null until then.
+             */
+            orderId: string | null;
+            /** @description The value's first 4 characters and `…` (only `…` for values of 8 characters or fewer). A listing never shows whole values. */
+            preview: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            removedAt: string | null;
+            /** @description The whole value: the seller takes it back. */
+            value: string;
+        };
         CategoryFilter: {
             /**
              * Format: uuid
@@ -1026,9 +1318,14 @@ export interface components {
             value?: string;
             values?: string[];
         } | null;
-        /** @description Optional reason (up to 1000 characters); `{}` or no body is fine. */
+        /** @description Optional reason (up to 1000 characters) and `restock`; `{}` or no body is fine. */
         CancelInput: {
             reason?: string;
+            /**
+             * @description `true`: the stock items delivered to the order become available again (and may fill waiting orders); `false` (default): they stay delivered, the buyer has seen them.
+             * @default false
+             */
+            restock: boolean;
         } | null;
         MessageInput: {
             /** @description 1–4000 characters after trimming surrounding whitespace (which is dropped). */
@@ -1038,7 +1335,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
         };
@@ -1051,7 +1348,7 @@ export interface components {
             id: string;
             url: string;
             /** @description `[]`: every kind. */
-            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created")[];
+            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
             description: string;
             enabled: boolean;
             /** @description Why the endpoint is disabled; null while enabled. */
@@ -1072,7 +1369,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url?: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
             /** @description `false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on. */
@@ -1171,6 +1468,20 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+        };
+        /** @description The stock's `optionFieldId` can change only while no item is available. */
+        StockNotEmptyError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "STOCK_NOT_EMPTY";
+            };
+        };
+        /** @description A stock item to remove is not available (already delivered or removed). */
+        StockItemUnavailableError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "STOCK_ITEM_UNAVAILABLE";
             };
         };
         /** @description The cursor points before the oldest event still kept: start again without `after`. */
@@ -2789,6 +3100,1056 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `STOCK_NOT_EMPTY`: The stock's `optionFieldId` can change only while no item is available. */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockNotEmptyError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listStockItems: {
+        parameters: {
+            query?: {
+                status?: "available" | "delivered" | "removed";
+                /** @description Opaque identifier (UUID). */
+                optionId?: string;
+                /** @description Items per page (1–100, default 50). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Newest first. */
+                            items: components["schemas"]["StockItem"][];
+                            /** @description Pass as `after` for the next (older) page; null when there is none. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    addStockItems: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description 1–10000 values, added in this order. `optionId` is required when the stock has an `optionFieldId` (an option of that field) and refused otherwise. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockAddInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            added: number;
+                            /** @description Values not added: equal to an available or delivered item of the product, or repeated in the request. */
+                            duplicates: number;
+                            /** @description Waiting orders delivered from the new items (with `autoDelivery: stock`). */
+                            filledOrders: number;
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyInProgressError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    removeStockItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description 1–1000 ids of available items of this product, each once. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockRemoveInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["RemovedStockItem"][];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `STOCK_ITEM_UNAVAILABLE`: A stock item to remove is not available (already delivered or removed). */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockItemUnavailableError"];
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
@@ -5509,7 +6870,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional reason (up to 1000 characters); `{}` or no body is fine. */
+        /** @description Optional reason (up to 1000 characters) and `restock`; `{}` or no body is fine. */
         requestBody?: {
             content: {
                 /**
