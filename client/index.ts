@@ -15,6 +15,7 @@ export { SellerApiError, type ErrorCode, type ErrorDetail } from './errors.js'
 export { unwrap, type Unwrapped } from './unwrap.js'
 export { followEvents, type EventPage, type FollowOptions } from './events.js'
 export { verifyWebhook, type WebhookEvent } from './webhooks.js'
+export { addStock, STOCK_VALUES_PER_CALL, type AddStockResult, type Stock } from './stock.js'
 export type { components, paths, operations } from './schema.js'
 
 export type SellerClient = Client<paths>

@@ -4,7 +4,7 @@
 // webhook signatures checked.
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { createSellerClient, followEvents, SellerApiError, unwrap, verifyWebhook } from '../../client/index.js'
+import { addStock, createSellerClient, followEvents, SellerApiError, unwrap, verifyWebhook } from '../../client/index.js'
 import { build, createShop } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
@@ -96,4 +96,17 @@ t.test('webhook signatures: valid, tampered, too old', async (t) => {
   t.equal(event.type, 'order.paid')
   t.throws(() => verifyWebhook(secret, body.replace('order.paid', 'order.taken'), sign(new Date())), 'a changed body fails')
   t.throws(() => verifyWebhook(secret, body, sign(new Date(Date.now() - 10 * 60_000))), 'a ten-minute-old delivery fails')
+})
+
+t.test('addStock sends a big list in calls of 10 000, each with its own Idempotency-Key', async (t) => {
+  const { baseUrl, shop, app } = await listening(t, { STOCK_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })
+  const product = await createProduct(app, shop)
+  const { seen, fetch } = recordingFetch()
+  const seller = createSellerClient({ baseUrl, apiKey: shop.apiKey, fetch })
+  const values = Array.from({ length: 20_005 }, (_, i) => `CODE-${i}`)
+  const result = await addStock(seller, product.id, [...values, 'CODE-7'])
+  t.match(result, { added: 20_005, duplicates: 1, filledOrders: 0, stock: { available: 20_005 } })
+  const calls = seen.filter((s) => s.path.endsWith('/stock/items'))
+  t.equal(calls.length, 3)
+  t.equal(new Set(calls.map((c) => c.idempotencyKey)).size, 3)
 })
