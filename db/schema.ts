@@ -218,6 +218,7 @@ export const stockItems = pgTable('stock_items', {
   shopId: uuid('shop_id').notNull().references(() => shops.id),
   productId: uuid('product_id').notNull().references(() => products.id),
   optionKey: uuid('option_key').notNull(),
+  /** Ascending in insertion order within the product (db/stock-items.ts sets it explicitly for an upload's order). */
   position: bigint('position', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
   status: text('status').notNull().default('available'),
   /** The order the item was delivered to (null until then, and again after a restock). */

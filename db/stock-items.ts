@@ -74,18 +74,20 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
         p: previewOf(value)
       })
     }
-    // Ordered as sent (position follows the insert order); an equal value already
-    // held, under the current key's hash or the previous one's, is skipped.
+    // Ordered as sent: positions continue the product's own (the product lock makes
+    // them unique to it; a sequence's order under INSERT … SELECT is not guaranteed).
+    // An equal value already held, under the current key's hash or the previous one's, is skipped.
     const [{ added }] = await run<{ added: number }>(tx, `with v as (
         select x.ord, decode(x.e->>'c', 'base64') as c, decode(x.e->>'n', 'base64') as n, x.e->>'k' as k,
           decode(x.e->>'h', 'base64') as h, decode(x.e->>'ph', 'base64') as ph, x.e->>'p' as p
         from jsonb_array_elements($4::text::jsonb) with ordinality x(e, ord)
       ), i as (
-        insert into stock_items (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview)
-        select $1, $2, $3, v.c, v.n, v.k, v.h, v.p from v
+        insert into stock_items (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview, position)
+        overriding system value
+        select $1, $2, $3, v.c, v.n, v.k, v.h, v.p, m.base + v.ord from v,
+          (select coalesce(max(position), 0) as base from stock_items where product_id = $2) m
         where not exists (select 1 from stock_items s where s.product_id = $2 and s.value_hash in (v.h, v.ph)
                             and s.status in ('available', 'delivered'))
-        order by v.ord
         on conflict (product_id, value_hash) where status in ('available', 'delivered') do nothing
         returning 1
       ), c as (
@@ -170,5 +172,5 @@ export async function restockOrderItems (tx: Tx, cipher: StockCipher | null, pro
     returning c.option_key as "optionKey"`, [orderId, product.id])
   if (counts.length === 0) return
   await reactivateAfterRestock(tx, product)
-  if (cipher) await fillWaitingOrders(tx, cipher, product)
+  if (cipher) await fillWaitingOrders(tx, cipher, { ...product, active: product.active || (product.deactivatedByStock && !product.archived) })
 }

@@ -29,7 +29,7 @@ export async function purchaseWithStock<Order> (db: Db, cipher: StockCipher, pur
         if (!product || product.autoDelivery !== 'stock') return recordPlain(tx)
         const optionKey = product.optionFieldId === null
           ? NO_OPTION
-          : purchase.fieldValues.find((f) => f.fieldId === product.optionFieldId)?.value
+          : purchase.fieldValues.find((f) => f.fieldId === product.optionFieldId)?.value.trim()
         if (optionKey === undefined) return recordPlain(tx)
         const orderId = randomUUID()
         const [assignment] = await assignStock(tx, cipher, product, [{ orderId, optionKey, quantity: purchase.record.quantity }])

@@ -52,9 +52,14 @@ t.test('purchase delivered from stock in its own transaction, with its events', 
 
   // A delivered value cannot come back while delivered; a cancel with restock returns it.
   t.match(await addValues(app, shop, product.id, ['short']), { added: 0, duplicates: 1 })
+  await addValues(app, shop, product.id, ['CODE-EEEE-5555'])
+  const kept = await buy(app, product)
+  t.same(kept.deliveredValues, ['CODE-EEEE-5555'])
+  t.equal((await act(app, shop, kept.id, 'cancel', {})).statusCode, 200)
+  t.match((await stockCall(app, shop, product.id, 'GET', '')).json().data.stock, { available: 0, delivered: 6 }, 'without restock the items stay delivered')
   const cancelled = await act(app, shop, waiting.id, 'cancel', { restock: true })
   t.equal(cancelled.statusCode, 200, cancelled.body)
-  t.match((await stockCall(app, shop, product.id, 'GET', '')).json().data.stock, { available: 3, delivered: 2 })
+  t.match((await stockCall(app, shop, product.id, 'GET', '')).json().data.stock, { available: 3, delivered: 3 })
   const again = await buy(app, product, { quantity: 3 })
   t.same(again.deliveredValues, ['CODE-CCCC-3333', 'short', 'CODE-DDDD-4444'], 'restocked items delivered again, oldest first')
 })
