@@ -48,6 +48,12 @@ async function optionKeyFor (tx: Tx, product: StockProduct, optionId: string | u
   return optionId!
 }
 
+/** The product's highest item position (0 without items), read on its own: one index probe, whatever the planner thinks of the table. */
+async function lastPosition (tx: Tx, productId: string): Promise<string> {
+  const [row] = await run<{ last: string }>(tx, 'select coalesce(max(position), 0)::text as last from stock_items where product_id = $1', [productId])
+  return row.last
+}
+
 export interface AddResult { added: number, duplicates: number, filledOrders: number }
 
 /**
@@ -74,20 +80,25 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
         p: previewOf(value)
       })
     }
+    // An equal value already held, under the current key's hash or the previous
+    // one's, is skipped (one index probe per hash, read under the product's lock).
+    const held = new Set((await run<{ hash: string }>(tx, `select encode(s.value_hash, 'base64') as hash
+      from (select decode(jsonb_array_elements_text($2::text::jsonb), 'base64') as h) q
+      join stock_items s on s.product_id = $1 and s.value_hash = q.h and s.status in ('available', 'delivered')`,
+    [productId, JSON.stringify(rows.flatMap((r) => r.ph === null ? [r.h] : [r.h, r.ph]))])).map((r) => r.hash))
+    const fresh = rows.filter((r) => !held.has(r.h) && (r.ph === null || !held.has(r.ph)))
     // Ordered as sent: positions continue the product's own (the product lock makes
     // them unique to it; a sequence's order under INSERT … SELECT is not guaranteed).
-    // An equal value already held, under the current key's hash or the previous one's, is skipped.
-    const [{ added }] = await run<{ added: number }>(tx, `with v as (
+    const [{ added }] = fresh.length === 0
+      ? [{ added: 0 }]
+      : await run<{ added: number }>(tx, `with v as (
         select x.ord, decode(x.e->>'c', 'base64') as c, decode(x.e->>'n', 'base64') as n, x.e->>'k' as k,
-          decode(x.e->>'h', 'base64') as h, decode(x.e->>'ph', 'base64') as ph, x.e->>'p' as p
+          decode(x.e->>'h', 'base64') as h, x.e->>'p' as p
         from jsonb_array_elements($4::text::jsonb) with ordinality x(e, ord)
       ), i as (
         insert into stock_items (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview, position)
         overriding system value
-        select $1, $2, $3, v.c, v.n, v.k, v.h, v.p, m.base + v.ord from v,
-          (select coalesce(max(position), 0) as base from stock_items where product_id = $2) m
-        where not exists (select 1 from stock_items s where s.product_id = $2 and s.value_hash in (v.h, v.ph)
-                            and s.status in ('available', 'delivered'))
+        select $1, $2, $3, v.c, v.n, v.k, v.h, v.p, $5::bigint + v.ord from v
         on conflict (product_id, value_hash) where status in ('available', 'delivered') do nothing
         returning 1
       ), c as (
@@ -95,7 +106,7 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
         on conflict (product_id, option_key) do update set available = stock_counts.available + excluded.available,
           updated_at = date_trunc('milliseconds', now())
       )
-      select count(*)::int as added from i`, [shopId, productId, optionKey, JSON.stringify(rows)])
+      select count(*)::int as added from i`, [shopId, productId, optionKey, JSON.stringify(fresh), await lastPosition(tx, productId)])
     const count = Number(added)
     if (count > 0) await reactivateAfterRestock(tx, product)
     const filledOrders = count > 0 ? await fillWaitingOrders(tx, cipher, { ...product, active: product.active || (product.deactivatedByStock && !product.archived) }) : 0
@@ -131,7 +142,7 @@ export async function removeStockItems (db: Db, cipher: StockCipher, shopId: str
     const product = await lockOwnProduct(tx, shopId, productId)
     const wellFormed = ids.filter(isUuid)
     const found = await run<{ id: string, status: string }>(tx, `select id, status from stock_items
-      where product_id = $1 and id in (select jsonb_array_elements_text($2::text::jsonb)::uuid) for update`, [productId, JSON.stringify(wellFormed)])
+      where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid)) for update`, [productId, JSON.stringify(wellFormed)])
     const statuses = new Map(found.map((f) => [f.id, f.status]))
     const missing = ids.filter((id) => !statuses.has(id.toLowerCase()))
     if (missing.length > 0) throw new ApiError(404, 'NOT_FOUND', `No stock item ${missing.slice(0, 10).join(', ')} in this product.`)
@@ -139,14 +150,14 @@ export async function removeStockItems (db: Db, cipher: StockCipher, shopId: str
     if (unavailable.length > 0) throw new ApiError(409, 'STOCK_ITEM_UNAVAILABLE', `Stock item ${unavailable.slice(0, 10).join(', ')} is not available (already delivered or removed).`)
     const removed = await run<StockItem & { ciphertext: Buffer, nonce: Buffer, keyId: string }>(tx, `update stock_items
       set status = 'removed', removed_at = date_trunc('milliseconds', now())
-      where product_id = $1 and id in (select jsonb_array_elements_text($2::text::jsonb)::uuid)
+      where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
       returning ${itemColumns}, ciphertext, nonce, key_id as "keyId"`, [productId, JSON.stringify(wellFormed)])
     const values = new Map(removed.map(({ ciphertext, nonce, keyId, ...item }) => [item.id, {
       ...item, value: cipher.decrypt({ ciphertext: Buffer.from(ciphertext), nonce: Buffer.from(nonce), keyId }, productId)
     }]))
     const counts = await run<{ optionKey: string, available: number, taken: number }>(tx, `with r as (
         select option_key, count(*)::int as taken from stock_items
-        where product_id = $1 and id in (select jsonb_array_elements_text($2::text::jsonb)::uuid) group by option_key
+        where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid)) group by option_key
       )
       update stock_counts c set available = c.available - r.taken, removed = c.removed + r.taken, updated_at = date_trunc('milliseconds', now())
       from r where c.product_id = $1 and c.option_key = r.option_key
