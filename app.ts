@@ -21,6 +21,7 @@ import metrics from './plugins/metrics.js'
 import openapi from './plugins/openapi.js'
 import redis from './plugins/redis.js'
 import requestId, { requestIdFrom } from './plugins/request-id.js'
+import stockCipher from './plugins/stock-cipher.js'
 import validation from './plugins/validation.js'
 import webhookWorker from './plugins/webhook-worker.js'
 import health from './routes/health.js'
@@ -47,6 +48,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(loadShedding)
   await fastify.register(auth)
   await fastify.register(idempotencyStore)
+  await fastify.register(stockCipher)
   await fastify.register(eventWakeups)
   await fastify.register(drain)
   await fastify.register(eventRetention)

@@ -13,6 +13,8 @@ import { confirmOrder, createPurchase } from './db/orders.js'
 import { seedDemoShop } from './db/demo.js'
 import { explainOpenFailure } from './db/open-failure.js'
 import { createShop, findShop } from './db/shops.js'
+import { stockCipherFor } from './db/stock-key.js'
+import { reencryptStock, type ReencryptProgress } from './db/stock-reencrypt.js'
 import { seedTaxonomy } from './db/taxonomy.js'
 import { isUuid } from './domain/ids.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
@@ -150,7 +152,7 @@ const commands: Record<string, Command<unknown, unknown>> = {
       })
       return { productId: uuid(productId, 'a product id'), quantity: Number(quantity), fieldValues }
     },
-    run: async (db, input) => ({ order: await createPurchase(db, input) }),
+    run: async (db, input) => ({ order: await createPurchase(db, input, { cipher: stockCipherFor(loadConfig()) }) }),
     print: ({ order }) => orderLines(order)
   }),
   'order:confirm': command({
@@ -160,6 +162,31 @@ const commands: Record<string, Command<unknown, unknown>> = {
     parse: (args) => { exactly(args, 1); return uuid(args[0], 'an order id') },
     run: async (db, orderId: string) => ({ order: await confirmOrder(db, orderId) }),
     print: ({ order }) => orderLines(order)
+  }),
+  'stock:reencrypt': command({
+    usage: 'stock:reencrypt [batchSize]',
+    summary: 'Re-encrypt every stock item under the current STOCK_ENCRYPTION_KEY',
+    help: 'Items written under STOCK_ENCRYPTION_KEY_PREVIOUS (set it to the old key) are read and written again under the\n' +
+      'current key, batchSize (default 500) per transaction. Safe while the service runs; stopped, it resumes where it was.\n',
+    parse: (args) => {
+      exactly(args, 1)
+      const batchSize = args[0] === undefined ? 500 : Number(args[0])
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('batchSize must be an integer from 1 to 10000')
+      return batchSize
+    },
+    run: async (db, batchSize: number) => {
+      const cipher = stockCipherFor(loadConfig())
+      if (!cipher) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'STOCK_ENCRYPTION_KEY is not set: there is no key to re-encrypt under.')
+      // Progress for a person watching a terminal; nothing when the output is piped.
+      const progress = process.stderr.isTTY
+        ? ({ done, remaining }: ReencryptProgress) => process.stderr.write(`\rre-encrypted ${done}, ${remaining} to go`)
+        : undefined
+      const result = await reencryptStock(db, cipher, { batchSize, onProgress: progress })
+      if (progress) process.stderr.write('\n')
+      return { reencrypted: result.done, remaining: result.remaining, keyId: cipher.keyId }
+    },
+    print: (r: { reencrypted: number, remaining: number, keyId: string }) =>
+      `re-encrypted ${r.reencrypted} item(s) under key ${r.keyId}; ${r.remaining === 0 ? 'none left under another key' : `${r.remaining} held by running purchases: run it again`}`
   }),
   'seed:demo': command({
     usage: 'seed:demo [shop name]',

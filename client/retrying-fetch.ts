@@ -16,8 +16,8 @@ export interface RetryOptions {
   maxDelayMs?: number
 }
 
-/** Seller operations that accept an Idempotency-Key: creating a product, take / deliver / cancel, posting a message. */
-const idempotentPost = /^\/v1\/(products|orders\/[^/]+\/(take|deliver|cancel|messages))\/?$/
+/** Seller operations that accept an Idempotency-Key: creating a product, take / deliver / cancel, posting a message, adding stock. */
+const idempotentPost = /^\/v1\/(products|products\/[^/]+\/stock\/items|orders\/[^/]+\/(take|deliver|cancel|messages))\/?$/
 
 const retriedWhenRepeatable = new Set([502, 503, 504])
 

@@ -128,6 +128,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/products/{id}/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product's stock
+         * @description The stock's settings and its counts of available, delivered and removed items (per option when `optionFieldId` is set). Every product has one.
+         */
+        get: operations["getStock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a product's stock settings
+         * @description Only the properties sent change. `optionFieldId`: null, or a required, single-choice select field of the product (else 400); it changes only while no item is available (409 STOCK_NOT_EMPTY). Switching `autoDelivery` to `stock` delivers the waiting orders (paid, never taken) it can, oldest first, each in full or not at all.
+         */
+        patch: operations["updateStock"];
+        trace?: never;
+    };
+    "/v1/products/{id}/stock/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a product's stock items
+         * @description Newest first, `limit` 1–100 (default 50), filtered by `status` and `optionId`; `after` is the previous page's `nextCursor`. Items show a 4-character `preview`, never their value.
+         */
+        get: operations["listStockItems"];
+        put?: never;
+        /**
+         * Add values to a product's stock
+         * @description Adds `values` (stored trimmed and encrypted), in their order. A value equal to an available or delivered item of the product, or repeated in the request, is not added and is counted in `duplicates`. With `autoDelivery: stock` the waiting orders are then filled (`filledOrders`). The body is at most 8 MiB (413 beyond). Honours `Idempotency-Key`. Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
+         */
+        post: operations["addStockItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products/{id}/stock/items/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take items back out of the stock
+         * @description The items `ids` (all available items of this product, each once) become `removed` and are returned with their values. An id that is no item of this product: 404 NOT_FOUND; one that is not available: 409 STOCK_ITEM_UNAVAILABLE (404 wins); a repeated id: 400; nothing is removed then. Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
+         */
+        post: operations["removeStockItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/categories": {
         parameters: {
             query?: never;
@@ -279,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description From `paid`, `processing` or `awaiting_confirmation` → `cancelled`; the buyer is refunded the full amount, exactly once. A completed or cancelled order: 409 ORDER_INVALID_STATUS. Send an `Idempotency-Key` header to make a retry safe: the same request with the same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.
+         * @description From `paid`, `processing` or `awaiting_confirmation` → `cancelled`; the buyer is refunded the full amount, exactly once. With `restock: true` the stock items delivered to it become available again in the same transaction (and may fill waiting orders). A completed or cancelled order: 409 ORDER_INVALID_STATUS. Send an `Idempotency-Key` header to make a retry safe: the same request with the same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -525,10 +593,10 @@ export interface components {
                     value: string;
                 }[];
                 /**
-                 * @description `api` once the order is taken through this API.
+                 * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
                  * @enum {string}
                  */
-                assigneeType: "user" | "api";
+                assigneeType: "user" | "api" | "auto";
                 /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
                 deliveredValue: string | null;
                 /** @description The issued values attached at delivery; `[]` before. */
@@ -574,6 +642,43 @@ export interface components {
                  */
                 createdAt: string;
             };
+        };
+        /**
+         * StockLowEventData
+         * @description A delivery took the available count (of the variant, or of the product) from above `lowStockThreshold` to at or below it.
+         */
+        StockLowEventData: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * Format: uuid
+             * @description The variant, when the stock has an `optionFieldId`; else null.
+             */
+            optionId: string | null;
+            /** @description Items available after the delivery. */
+            available: number;
+            lowStockThreshold: number;
+        };
+        /**
+         * StockEmptyEventData
+         * @description A delivery or a removal took the available count (of the variant, or of the product) to 0.
+         */
+        StockEmptyEventData: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * Format: uuid
+             * @description The variant, when the stock has an `optionFieldId`; else null.
+             */
+            optionId: string | null;
+            /** @enum {number} */
+            available: 0;
         };
         /**
          * OrderPaidEvent
@@ -690,10 +795,48 @@ export interface components {
             data: components["schemas"]["MessageEventData"];
         };
         /**
+         * StockLowEvent
+         * @description A product's stock (or a variant's) fell to its low-stock threshold.
+         */
+        StockLowEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "stock.low";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["StockLowEventData"];
+        };
+        /**
+         * StockEmptyEvent
+         * @description A product's stock (or a variant's) has no available item left.
+         */
+        StockEmptyEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "stock.empty";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["StockEmptyEventData"];
+        };
+        /**
          * Event
          * @description One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.
          */
-        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"];
+        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"];
         /** Order */
         Order: {
             /**
@@ -733,10 +876,10 @@ export interface components {
                 value: string;
             }[];
             /**
-             * @description `api` once the order is taken through this API.
+             * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
              * @enum {string}
              */
-            assigneeType: "user" | "api";
+            assigneeType: "user" | "api" | "auto";
             /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
             deliveredValue: string | null;
             /** @description The issued values attached at delivery; `[]` before. */
@@ -962,6 +1105,155 @@ export interface components {
             /** @description `true` hides and deactivates; `false` returns it from the archive, still inactive. */
             archived: boolean;
         };
+        /** Stock */
+        Stock: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * @description `off` (default): orders wait for a bot or a person; `stock`: paid orders are delivered from this stock at once; `endpoint`: from the seller's endpoint.
+             * @enum {string}
+             */
+            autoDelivery: "off" | "stock" | "endpoint";
+            /**
+             * Format: uuid
+             * @description The required, single-choice select field whose options are the variants; null: one stock for the product.
+             */
+            optionFieldId: string | null;
+            /** @description `stock.low` is sent when a delivery takes the available count to at most this (0: never). */
+            lowStockThreshold: number;
+            /** @description Make the product inactive when its whole available count reaches 0; adding items reactivates it. */
+            deactivateWhenEmpty: boolean;
+            /** @description The product is inactive because its stock ran out (cleared by adding items or by any PUT). */
+            deactivatedByStock: boolean;
+            available: number;
+            delivered: number;
+            removed: number;
+            /** @description `[]` unless `optionFieldId` is set: then each option of that field, in the field's order. */
+            options: {
+                /**
+                 * Format: uuid
+                 * @description Opaque identifier (UUID).
+                 */
+                optionId: string;
+                label: string;
+                available: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
+        /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
+        StockPatch: {
+            /** @enum {string} */
+            autoDelivery?: "off" | "stock" | "endpoint";
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            optionFieldId?: string | null;
+            lowStockThreshold?: number;
+            deactivateWhenEmpty?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description 1–10000 values, added in this order. `optionId` is required when the stock has an `optionFieldId` (an option of that field) and refused otherwise. */
+        StockAddInput: {
+            values: string[];
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            optionId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** StockItem */
+        StockItem: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The variant; null when the stock has no `optionFieldId`.
+             */
+            optionId: string | null;
+            /** @enum {string} */
+            status: "available" | "delivered" | "removed";
+            /**
+             * Format: uuid
+             * @description The order it was delivered to; null until then.
+             */
+            orderId: string | null;
+            /** @description The value's first 4 characters and `…` (only `…` for values of 8 characters or fewer). A listing never shows whole values. */
+            preview: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            removedAt: string | null;
+        };
+        /** @description 1–1000 ids of available items of this product, each once. */
+        StockRemoveInput: {
+            ids: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** RemovedStockItem */
+        RemovedStockItem: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The variant; null when the stock has no `optionFieldId`.
+             */
+            optionId: string | null;
+            /** @enum {string} */
+            status: "available" | "delivered" | "removed";
+            /**
+             * Format: uuid
+             * @description The order it was delivered to; null until then.
+             */
+            orderId: string | null;
+            /** @description The value's first 4 characters and `…` (only `…` for values of 8 characters or fewer). A listing never shows whole values. */
+            preview: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            removedAt: string | null;
+            /** @description The whole value: the seller takes it back. */
+            value: string;
+        };
         CategoryFilter: {
             /**
              * Format: uuid
@@ -1026,9 +1318,14 @@ export interface components {
             value?: string;
             values?: string[];
         } | null;
-        /** @description Optional reason (up to 1000 characters); `{}` or no body is fine. */
+        /** @description Optional reason (up to 1000 characters) and `restock`; `{}` or no body is fine. */
         CancelInput: {
             reason?: string;
+            /**
+             * @description `true`: the stock items delivered to the order become available again (and may fill waiting orders); `false` (default): they stay delivered, the buyer has seen them.
+             * @default false
+             */
+            restock: boolean;
         } | null;
         MessageInput: {
             /** @description 1–4000 characters after trimming surrounding whitespace (which is dropped). */
@@ -1038,7 +1335,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
         };
@@ -1051,7 +1348,7 @@ export interface components {
             id: string;
             url: string;
             /** @description `[]`: every kind. */
-            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created")[];
+            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
             description: string;
             enabled: boolean;
             /** @description Why the endpoint is disabled; null while enabled. */
@@ -1072,7 +1369,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url?: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
             /** @description `false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on. */
@@ -1206,6 +1503,20 @@ export interface components {
                     path: string;
                     message: string;
                 }[];
+            };
+        };
+        /** @description The stock's `optionFieldId` can change only while no item is available. */
+        StockNotEmptyError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "STOCK_NOT_EMPTY";
+            };
+        };
+        /** @description A stock item to remove is not available (already delivered or removed). */
+        StockItemUnavailableError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "STOCK_ITEM_UNAVAILABLE";
             };
         };
         /** @description The cursor points before the oldest event still kept: start again without `after`. */
@@ -1410,7 +1721,7 @@ export interface operations {
             path: {
                 /**
                  * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
-                 * @example da417fd9-7589-43ee-a33b-e7819ad39ca4.png
+                 * @example bbc3701d-00db-4b8c-85db-23a14c6daa83.png
                  */
                 file: string;
             };
@@ -1563,25 +1874,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *             "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *             "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *             "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *             "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
+                     *                 "id": "4a4c7580-e534-4880-a91a-fb5342be8558",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -1596,19 +1907,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
+                     *                 "id": "ae4d00c3-21a6-470f-88af-0c8f034c8c6b",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
+                     *                     "id": "ee1e726c-508d-4689-b071-92d978aad932",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
+                     *                     "id": "ec911cfb-83f6-4848-b964-e1f067cb6582",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -1623,8 +1934,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-22T12:55:06.344Z",
-                     *             "updatedAt": "2026-11-22T12:55:06.344Z"
+                     *             "createdAt": "2026-11-24T15:23:20.262Z",
+                     *             "updatedAt": "2026-11-24T15:23:20.262Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -1755,14 +2066,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                 *       "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                 *       "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                  *       "price": 5.99,
-                 *       "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                 *       "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -1817,25 +2128,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
+                     *               "id": "4a4c7580-e534-4880-a91a-fb5342be8558",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -1850,19 +2161,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
+                     *               "id": "ae4d00c3-21a6-470f-88af-0c8f034c8c6b",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
+                     *                   "id": "ee1e726c-508d-4689-b071-92d978aad932",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
+                     *                   "id": "ec911cfb-83f6-4848-b964-e1f067cb6582",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -1877,8 +2188,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.344Z"
+                     *           "createdAt": "2026-11-24T15:23:20.262Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.262Z"
                      *         }
                      *       }
                      *     }
@@ -2044,7 +2355,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
                  */
                 id: string;
             };
@@ -2069,25 +2380,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
+                     *               "id": "4a4c7580-e534-4880-a91a-fb5342be8558",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2102,19 +2413,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
+                     *               "id": "ae4d00c3-21a6-470f-88af-0c8f034c8c6b",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
+                     *                   "id": "ee1e726c-508d-4689-b071-92d978aad932",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
+                     *                   "id": "ec911cfb-83f6-4848-b964-e1f067cb6582",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2129,8 +2440,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.344Z"
+                     *           "createdAt": "2026-11-24T15:23:20.262Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.262Z"
                      *         }
                      *       }
                      *     }
@@ -2245,7 +2556,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
                  */
                 id: string;
             };
@@ -2255,14 +2566,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                 *       "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                 *       "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                  *       "price": 6.49,
-                 *       "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                 *       "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2316,25 +2627,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "id": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2349,19 +2660,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "95da8ec9-ff31-4594-96e7-a29d13a6a4b6",
+                     *               "id": "94b0752a-b604-4188-868d-6e4e2b5abb0e",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "e4caccaf-90a2-46ee-a916-921e1d3d0c9f",
+                     *                   "id": "e53a4121-f85e-4b32-8376-236ab21fdaec",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "40aef0c9-99f8-423f-a7b6-048465203dad",
+                     *                   "id": "dc9fc256-6ae6-45aa-8da3-4dc62b563747",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2376,8 +2687,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.420Z"
+                     *           "createdAt": "2026-11-24T15:23:20.262Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.584Z"
                      *         }
                      *       }
                      *     }
@@ -2507,7 +2818,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
                  */
                 id: string;
             };
@@ -2541,25 +2852,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "id": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2574,19 +2885,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "95da8ec9-ff31-4594-96e7-a29d13a6a4b6",
+                     *               "id": "94b0752a-b604-4188-868d-6e4e2b5abb0e",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "e4caccaf-90a2-46ee-a916-921e1d3d0c9f",
+                     *                   "id": "e53a4121-f85e-4b32-8376-236ab21fdaec",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "40aef0c9-99f8-423f-a7b6-048465203dad",
+                     *                   "id": "dc9fc256-6ae6-45aa-8da3-4dc62b563747",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2601,8 +2912,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.678Z"
+                     *           "createdAt": "2026-11-24T15:23:20.262Z",
+                     *           "updatedAt": "2026-11-24T15:23:21.942Z"
                      *         }
                      *       }
                      *     }
@@ -2725,6 +3036,1210 @@ export interface operations {
             };
         };
     };
+    getStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "stock": {
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "autoDelivery": "stock",
+                     *           "optionFieldId": null,
+                     *           "lowStockThreshold": 1,
+                     *           "deactivateWhenEmpty": false,
+                     *           "deactivatedByStock": false,
+                     *           "available": 2,
+                     *           "delivered": 1,
+                     *           "removed": 0,
+                     *           "options": [],
+                     *           "updatedAt": "2026-11-24T15:23:21.807Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "autoDelivery": "stock",
+                 *       "lowStockThreshold": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "stock": {
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "autoDelivery": "stock",
+                     *           "optionFieldId": null,
+                     *           "lowStockThreshold": 1,
+                     *           "deactivateWhenEmpty": false,
+                     *           "deactivatedByStock": false,
+                     *           "available": 0,
+                     *           "delivered": 0,
+                     *           "removed": 0,
+                     *           "options": [],
+                     *           "updatedAt": "2026-11-24T15:23:21.738Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `STOCK_NOT_EMPTY`: The stock's `optionFieldId` can change only while no item is available. */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockNotEmptyError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listStockItems: {
+        parameters: {
+            query?: {
+                /** @example available */
+                status?: "available" | "delivered" | "removed";
+                /** @description Opaque identifier (UUID). */
+                optionId?: string;
+                /**
+                 * @description Items per page (1–100, default 50).
+                 * @example 50
+                 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "27eee390-b65c-48fa-a5bd-71188df0c0a7",
+                     *             "optionId": null,
+                     *             "status": "available",
+                     *             "orderId": null,
+                     *             "preview": "HADE…",
+                     *             "createdAt": "2026-11-24T15:23:21.771Z",
+                     *             "deliveredAt": null,
+                     *             "removedAt": null
+                     *           },
+                     *           {
+                     *             "id": "4018cea5-d049-4fb2-87c9-a68d7fe9b6a1",
+                     *             "optionId": null,
+                     *             "status": "available",
+                     *             "orderId": null,
+                     *             "preview": "HADE…",
+                     *             "createdAt": "2026-11-24T15:23:21.771Z",
+                     *             "deliveredAt": null,
+                     *             "removedAt": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Newest first. */
+                            items: components["schemas"]["StockItem"][];
+                            /** @description Pass as `after` for the next (older) page; null when there is none. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    addStockItems: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description 1–10000 values, added in this order. `optionId` is required when the stock has an `optionFieldId` (an option of that field) and refused otherwise. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "values": [
+                 *         "HADES-7Q2K-9XZP-44LM",
+                 *         "HADES-3JD8-KW1C-77QA",
+                 *         "HADES-M4RT-0PLE-21VX"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockAddInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "added": 3,
+                     *         "duplicates": 0,
+                     *         "filledOrders": 0,
+                     *         "stock": {
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "autoDelivery": "stock",
+                     *           "optionFieldId": null,
+                     *           "lowStockThreshold": 1,
+                     *           "deactivateWhenEmpty": false,
+                     *           "deactivatedByStock": false,
+                     *           "available": 3,
+                     *           "delivered": 0,
+                     *           "removed": 0,
+                     *           "options": [],
+                     *           "updatedAt": "2026-11-24T15:23:21.771Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            added: number;
+                            /** @description Values not added: equal to an available or delivered item of the product, or repeated in the request. */
+                            duplicates: number;
+                            /** @description Waiting orders delivered from the new items (with `autoDelivery: stock`). */
+                            filledOrders: number;
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyInProgressError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    removeStockItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description 1–1000 ids of available items of this product, each once. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "27eee390-b65c-48fa-a5bd-71188df0c0a7"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockRemoveInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "27eee390-b65c-48fa-a5bd-71188df0c0a7",
+                     *             "optionId": null,
+                     *             "status": "removed",
+                     *             "orderId": null,
+                     *             "preview": "HADE…",
+                     *             "createdAt": "2026-11-24T15:23:21.771Z",
+                     *             "deliveredAt": null,
+                     *             "removedAt": "2026-11-24T15:23:21.890Z",
+                     *             "value": "HADES-M4RT-0PLE-21VX"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            items: components["schemas"]["RemovedStockItem"][];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `STOCK_ITEM_UNAVAILABLE`: A stock item to remove is not available (already delivered or removed). */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockItemUnavailableError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     listCategories: {
         parameters: {
             query?: never;
@@ -2752,30 +4267,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *             "id": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "2335aec2-b9c0-4526-a11c-b746d9138039",
+                     *                 "id": "3f6c167e-6289-4b90-8c17-6c3f3ad2bbc0",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a4ae3c4f-ddfb-4556-98f9-50b88b2f2896",
+                     *                     "id": "76a423b1-cfdd-41e3-8e61-4846c0716556",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "057030a8-ef3c-43a8-aa51-e2d60c2e2882",
+                     *                     "id": "fe252127-30d4-4ccc-82c7-57627e249500",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "28a6cf01-3dd7-4e5f-8ac1-931a2afb6cf6",
+                     *                     "id": "405c6773-21a9-4522-a3c1-c43a797b5b85",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "c8760a19-4535-4eff-b9b0-9f9957eeb8e4",
+                     *                     "id": "e0eb6854-90b7-4368-953d-f5ed55d9633d",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -2783,30 +4298,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c434e992-93c2-4ca4-8bb3-0c74754de3ed",
+                     *             "id": "bf68178e-3b27-4994-9102-60df07a0aae7",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "02f56384-ff55-4ab2-8cbc-0bf8a3eb249a",
+                     *                 "id": "501b30ea-6dcd-4f53-9b7a-a9d3acd866db",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "fdb49baf-2c15-4edd-a13d-21a41e0f2cab",
+                     *                     "id": "61b2449d-58a0-4535-8da9-4ab88731e40d",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "e8f74c69-f659-4cbf-9f93-2b0321e1878c",
+                     *                     "id": "b422bd3a-fadb-46aa-b111-e6878298e80a",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "3e2a164d-69e4-4962-9bfb-0ebb46a5e599",
+                     *                     "id": "7e73f3f3-afd4-4d92-af1e-526cb9510db4",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "fa77b372-17cc-4a82-ac96-a12db7b41584",
+                     *                     "id": "df05f112-cbfb-4cfa-9f38-3a1a550deb18",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -2814,30 +4329,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "0dcea4c4-4419-492a-bfe7-a674714772f8",
+                     *             "id": "274380bf-87da-4652-b0f8-b383294ad574",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "7f2a4127-4fa1-4563-9780-15f19ceab8c5",
+                     *                 "id": "f3a8f548-b3c3-4c71-a6dc-a5e43a5f71f3",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8a45541f-8691-40db-8423-868b3df3f3b3",
+                     *                     "id": "4d52529a-ab2e-4121-87a6-129e10b811cf",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "c2564389-56a7-4b9f-9ba8-af511978f31b",
+                     *                     "id": "39054ff4-3283-4693-88b2-d5ec296b3791",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "92b57a33-756f-4e71-84f2-58e0434b231a",
+                     *                     "id": "c83d9071-4b12-45bd-8226-7183889d4aeb",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "63138962-3fb9-41a9-9ecf-fb7bd6c2f63e",
+                     *                     "id": "3b1b65e7-1f48-410a-b312-ddbb76772985",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -2845,36 +4360,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "7a41d575-b864-45c5-820f-ae447feec18a",
+                     *             "id": "66370328-0d89-4483-8b55-a64eba5d0b5d",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "d90b154d-ec30-45b0-a48b-412dcf018cbe",
+                     *             "id": "6818ec64-da2d-4ec0-9238-4fa336289523",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "ff2b7f8b-8bad-4088-9370-bcab1780503f",
+                     *                 "id": "b615dfce-949c-4e54-a649-fc27f28cdfe0",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "19095f1b-0194-413e-87e6-69eb73036b09",
+                     *                     "id": "27028685-abca-4c11-9454-849ddbea0011",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "1758f217-66db-4f62-8223-fcdb156fd37f",
+                     *                     "id": "baeadd4e-4198-4d24-bcd1-9831ca483989",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "61f4dd78-ac1b-4417-9d19-25db67f3d65d",
+                     *                     "id": "e39c8a2c-cb4c-4454-b905-4aef115d1720",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "08582b5e-00d2-45b5-bec0-15c3bae06cac",
+                     *                     "id": "23e3b5a2-347d-423c-8ad4-4e54b7d027fd",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -2882,50 +4397,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e27a2fe0-8f41-4534-9206-fe28c12a31af",
+                     *             "id": "7b3061f1-c94a-4944-aa8c-2d9a4ecc8e99",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "99d237d6-3197-4cec-9b83-7bf6dca578d8",
+                     *             "id": "8b225b65-da3e-450f-a192-706724371bfe",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "e868a314-b05a-4651-bd7b-1a5fa6fc55d7",
+                     *             "id": "ef78d015-9409-4f80-9784-72c8a3075959",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "9e597dde-af48-4d01-b293-88525273427a",
+                     *                 "id": "ed5ffe66-f4ce-4b00-925a-f61acc811b7a",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2d86be43-fc8e-4ef6-9b42-0268b4b86305",
+                     *                     "id": "bac584e5-d420-4074-87c3-95ce1107ff89",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "4e0b3768-e3ca-4b63-b12a-13434e096e01",
+                     *                     "id": "63488906-3a17-4cea-b40c-a0035581ade3",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "3c257c0b-51c3-4790-8cc8-931cabb74340",
+                     *                 "id": "ddd97354-a9c0-4fcd-a290-8a45ac54e150",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e9ff68da-3e33-47d2-b351-d26941df7a25",
+                     *                     "id": "b83e447a-f00d-4ebc-8155-b249964fcf6c",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "83ec6048-3bae-49ac-a62f-1b58beefd6fb",
+                     *                     "id": "1521aade-20db-439f-9c70-02dabdde4cdc",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -2933,34 +4448,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e87df3f1-14f2-4268-abd9-64a2fa0e722c",
+                     *             "id": "47a2a35d-1e02-486c-b7b7-f5d5259ad7cb",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "4e2fa22f-83a4-41c3-84de-e9bedffb6d48",
+                     *                 "id": "93206e24-5412-4001-80f3-e638c7dd4ff2",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e268fd4c-775f-423b-8a85-1fa3ddec35ab",
+                     *                     "id": "34b9eb7e-5919-4d3d-a53f-bfbcd98e6959",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "a60c7d46-cee3-4477-9af8-9443488efe2b",
+                     *                     "id": "3498cd15-2d92-41cb-913f-8996e0e070f5",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "17c4cea8-f482-421e-8a6a-cc4f43320958",
+                     *                     "id": "10782ac0-527f-4d79-91b1-172e1ef397e8",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "6d777236-fe1f-4ee4-a980-9bcd241f3d82",
+                     *                     "id": "9e040ed8-20b2-4a45-a5e9-267b15e89da8",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "44ecb714-827c-4460-acb3-585731f4444c",
+                     *                     "id": "89f77579-0d7f-4b09-b865-6a0ce94b5076",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -2968,58 +4483,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f1596481-c792-4ac9-b662-0288f8925a02",
+                     *             "id": "46b9007d-a716-488c-8b31-b9255b4f6428",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "6360b971-d317-4abb-b84c-c53af588b3f8",
+                     *                 "id": "b66c2251-fb35-4a57-897d-ba42a5640211",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "115ac4a8-00d6-4598-ba86-9b4607b0ff4e",
+                     *                     "id": "5cfd4d7f-69b1-456a-a954-3af33608ac41",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "dcb1e073-eec6-4625-a337-0c91c2e7b083",
+                     *                     "id": "60354012-2841-476f-845a-39737775811d",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "4278bcab-32e9-43ea-94c5-83c19e24cbed",
+                     *                     "id": "2a0a8dee-73d0-4b39-990c-adc9438f71dd",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "72b0e740-9eb8-4abc-81af-c7b510ccb4b2",
+                     *                     "id": "9fc5484f-33fd-44d1-839e-c040a2113ea4",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "d85008c4-c054-4705-a19b-956366eac2f5",
+                     *                 "id": "18d553c0-4fd6-4747-aed6-127e4c7ee446",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c94f2e68-ac44-4484-9d63-f3d532e79e8c",
+                     *                     "id": "aaa101b2-7979-4337-9d49-1cd9109d3a83",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "8190fbb1-8998-4765-822d-ab50fbb3382f",
+                     *                     "id": "337c8a3b-0e91-4c2a-9f4b-9902ab46a250",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e879b0bc-7e2a-4b8e-8f68-68dd2d52ea05",
+                     *                     "id": "7db5d529-2d14-438a-bfdf-684efae959c7",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "294cfcf8-6700-4a08-bef5-89da59ab0793",
+                     *                     "id": "14a49264-bef8-499a-8236-8b2465141d35",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "4afe633e-52df-4105-9567-dc6069d3abca",
+                     *                     "id": "76ce004d-57cc-4439-96ae-3e2c32123ee2",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3027,28 +4542,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ce6f3fba-5d99-4b60-8dec-7f0dfcd62fcd",
+                     *             "id": "122726c3-b944-4db7-a19e-b3f5c24081f6",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "1aad9b9e-e566-4d15-87dc-85a163fb5d9e",
+                     *             "id": "06e621bf-ca4f-46bb-a0b8-d3a49954805d",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "c22e0122-57ae-4204-aba2-a7ba3016c0e9",
+                     *                 "id": "d071cd71-fe50-40e8-8ac3-a61a9c4abf57",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "6bcca672-cb02-43fc-9d21-3bd15709257b",
+                     *                     "id": "b49f26b2-120d-4dd8-8899-1aa4a069a26e",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "7b03270e-979e-48b4-9936-ccc55928eb69",
+                     *                     "id": "4b783d57-1554-452d-8b51-24ed608ac5db",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -3056,34 +4571,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "cef90012-5254-40ed-9938-588277ebf890",
+                     *             "id": "3b83eecf-88db-4a76-8fe6-811dbe09f231",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "25ead194-81cc-461d-8b9c-8165c4dd57b9",
+                     *                 "id": "1923375d-138a-46b7-b7e0-455aa3fc768d",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f7f83a6b-5d4c-4969-a821-67c44d374e77",
+                     *                     "id": "23e2b12a-9c5a-49d3-9f04-68be033c764c",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "2493a397-93ce-495a-968e-00bfc7fc317e",
+                     *                     "id": "20dc0c5d-2268-49cd-b438-e00cf5fda1f4",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "a87804a0-f39e-48d6-973e-559749c8906b",
+                     *                     "id": "4cc02c4b-40d3-4d81-a67e-090c9438239e",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "8a665dc2-c168-457e-8b7c-5fe0b45011dc",
+                     *                     "id": "99a1c2c1-bbf2-467c-b16a-c5da563d7ca3",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "21d13a64-81b9-4ccd-aa58-8ffcf2995967",
+                     *                     "id": "df69825e-41bd-4e00-bf56-54111bcd57d1",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3091,34 +4606,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ce387843-8688-4472-a805-c98c22634150",
+                     *             "id": "4ba2d016-8b7d-45e1-b1f2-41520933da57",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "165ea3d9-2ed0-4b9a-a668-854fc1a65161",
+                     *                 "id": "3a46b4dc-bcc2-4698-8794-d0934ec3e618",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "041159da-c121-435f-8ea9-b15d0a0895d0",
+                     *                     "id": "16f045da-2bed-4a66-88d3-8a58a4c03edf",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "d9992354-b8b6-48d9-aec1-1574b4908ee7",
+                     *                     "id": "1630d409-3f3f-4a62-b7d0-41eff1573e4b",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e21954ee-41f5-44d5-9d3a-2bfb06d0d2e2",
+                     *                     "id": "f5fe98d1-5df9-4d00-bea6-9c953a45ecb9",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b99c943c-c457-41cc-8fba-6ebe8a72b784",
+                     *                     "id": "018f0153-b130-461b-a8dc-7171acd571c2",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "c00f8b15-871d-4e89-8429-b538ca0f0ea7",
+                     *                     "id": "799b63ac-af18-4e8c-8f7f-4d6d5aa84351",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3126,34 +4641,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "cb14a3f2-eece-4e4d-b46c-fc237969eb16",
+                     *             "id": "128fcb81-d4a6-4de8-87f6-39c4ab996cca",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "a3fed534-00a1-4732-b025-5947a3737aea",
+                     *                 "id": "2c1b089f-263b-4e96-a1f6-c5e966b6bbdf",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9197dcbc-686f-4e61-bd9a-57c82a4ecafa",
+                     *                     "id": "4210a497-db5e-4a90-b77c-e3fbdad53c53",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "4608d936-18e5-46bb-87b7-afa3f6112488",
+                     *                     "id": "a081e94e-8db3-4f1d-98de-566b9d637b86",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "3527a4d7-b960-4e24-92b6-ddcec83a9a0e",
+                     *                     "id": "689b09d0-5fcd-466b-90f3-65edb0db850d",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "6e481755-9219-4468-9db7-c6da439bce11",
+                     *                     "id": "de6282c6-cbe5-4269-a188-33c4db677e41",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fa5ef934-18cf-41af-b81a-5729cf829e00",
+                     *                     "id": "dc38cf7f-e8de-4745-8687-4cce52fb6dee",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3161,34 +4676,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "022406a2-4082-46ce-aae3-d4251cebfdd8",
+                     *             "id": "a1fc1d01-10e7-4db9-8749-d4043c491c3a",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "2c115d76-245f-4d4a-b233-298c3ea623ca",
+                     *                 "id": "bc867f56-1cae-46ba-89f3-12f972b497c4",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "117b7f82-5293-45d2-9a00-f71a54c3cac9",
+                     *                     "id": "36e58e98-57ba-4528-a5a1-dfea7d75626f",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "0a8f2095-be8f-4696-b4d1-ac0d833342c8",
+                     *                     "id": "cf20c149-4567-4003-bace-4908bcc0fa15",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "eec1e9a6-cea7-4556-a70e-fb9956a792cd",
+                     *                     "id": "333a5ae7-1dd9-446a-9f87-116b414f9ac4",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "60183988-3a51-49f2-a096-fe119cfc2368",
+                     *                     "id": "4173e315-c286-49e1-8a97-58035c96e489",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "ddb822af-5a1c-41a5-a85c-cfbdc188bb0c",
+                     *                     "id": "8086b767-7887-42e2-8e43-3efdd828209c",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3196,34 +4711,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "2b0405f2-a05c-483f-900d-ff78f63cf3c9",
+                     *             "id": "f76f7599-cf34-4736-929a-fb73bd90b15e",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "2fb4d187-cbcb-463c-a957-48294fe792e9",
+                     *                 "id": "0724fcf9-1bde-4ec7-bcfc-f76700c5918b",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2229da7c-d86e-4757-a9d4-581af57ef477",
+                     *                     "id": "28588fdb-f7f3-4ec8-8c75-8bbbe6f4b57d",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "700a26bd-0dcc-4453-895d-0f448ef80200",
+                     *                     "id": "9c703e43-0bfc-43e4-8bc8-b1c0b338c102",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "767052de-cdd5-4939-8cbb-cb68173d9d19",
+                     *                     "id": "3d4d66d0-451c-4143-a7e5-cdff02b11ffe",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "e8ddb7eb-67b4-4031-9153-912b6014330a",
+                     *                     "id": "3c7f0c81-f32e-48d2-9d46-e3c2e3beb7be",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "22eecab5-595a-40e2-a3d7-6398595af954",
+                     *                     "id": "79e46300-622e-40ba-bf05-ebc492521534",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3231,34 +4746,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3754a385-b8c9-4782-952d-3eff63b2346f",
+                     *             "id": "3f82477c-e15a-4bb9-b288-0bc8f1e80894",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "24699801-d3fd-4b1b-8caa-8b5f3443aa54",
+                     *                 "id": "e4419457-d15c-4566-87cb-37b087af3a93",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5976137e-c947-49bf-a89e-7d5b963dfa08",
+                     *                     "id": "692b033a-4351-458b-ae02-2ba1fa3cae6d",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "808f3ff2-8158-4db8-a548-2661edde6340",
+                     *                     "id": "3c771177-c3ed-4c70-8ca2-1514f35e6b38",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "484515c2-f74c-466c-9405-e037546857d5",
+                     *                     "id": "424e272f-4af5-467c-ac16-2d236ab3cb3f",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "0d46fa01-f604-4787-9ef8-9593071ec4b7",
+                     *                     "id": "1d1cc428-7e10-41c5-b675-5e282a8a3b7a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "2e06688e-ea96-43c8-b006-6a6a2a50a8ed",
+                     *                     "id": "32c9c907-2430-4936-ac61-6417fdbb0a89",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3266,34 +4781,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1e0649bc-af66-4ba7-bf43-68331699b9de",
+                     *             "id": "d2440210-35a0-4503-aa6b-62d2fe9db6f6",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "5e78b377-8c72-4ee6-a52e-6738e05cd15c",
+                     *                 "id": "49161ebe-988f-4ceb-9a44-fa2986485950",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e2182104-f226-42db-a785-64e4a703bc21",
+                     *                     "id": "bf619575-8375-48f9-acdd-6bb608afcec4",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "9c2d359b-1be2-4249-a74e-d2924a945165",
+                     *                     "id": "ad2cd5d6-ecf5-48c0-b9b4-11fc6d2fe1bd",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e41b55cc-529a-46c2-92df-ccc3227e106a",
+                     *                     "id": "3c4ec7ff-a657-4c5b-a978-5a7adbc768dc",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "d16b763a-2103-4518-8690-15b852b2c57c",
+                     *                     "id": "b7a243a5-310b-4142-9519-bc41864977df",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "e9511c33-dbac-4362-ac98-0df2fbddd395",
+                     *                     "id": "69383db8-d070-4c87-9077-121a96dd76d3",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3301,34 +4816,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a812d100-a23d-4791-a788-fd7aa7f39d2d",
+                     *             "id": "c020c485-59fe-455d-b695-4c0089e5a95d",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "cbd5cf6c-ce41-42a2-98b5-f6e947f980a7",
+                     *                 "id": "de1be121-eee9-4a17-ab79-4861df5b0c3f",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "31534774-1ad8-4db0-91e5-846d96a28b49",
+                     *                     "id": "dcf7efee-fbef-4e42-a013-a85344b5a838",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "044e67a6-68bb-4ac6-970b-b2434866a54f",
+                     *                     "id": "842dd9c7-49d9-42fa-91f4-cd6b3ef80fbc",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e663985a-4369-446d-81b7-57eac371e71f",
+                     *                     "id": "f4637261-5002-48de-92e1-d7eb4bb63b85",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "2723dfd5-9b90-4315-a721-e4d39db78559",
+                     *                     "id": "f6e03f62-1e5a-4017-94a9-0f71a95ffef2",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fe5a6821-8376-40e4-8aae-5dceb73760bc",
+                     *                     "id": "02c8c647-4257-4d94-a07c-1fe047a7c590",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3336,36 +4851,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e8776dce-bd3c-43cd-94cf-d252926e7884",
+                     *             "id": "20597532-8e65-4e1a-acae-e550984ee7bd",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "1689b5f5-3960-4538-94a9-9c38a547109f",
+                     *             "id": "2158d44d-97f2-42fb-b037-951ca13cf483",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "6ea68839-c097-49fc-90b1-6d67c762a5dc",
+                     *                 "id": "37bfd8c7-eea9-48d2-b083-1e11d15c02ec",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "032bfcdf-811e-41ce-a81e-421da501ae97",
+                     *                     "id": "6e9a9c17-99e9-43c0-bc29-a8d1749e899b",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "f31267c4-7778-404d-a71f-5f9403371b46",
+                     *                     "id": "f0df90d6-dc29-4e31-b4fe-2f079d8538ce",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "a060b465-4630-4279-b76e-7d73419e9797",
+                     *                     "id": "576b2ad1-4709-4ca1-a61a-f6d9e6262c32",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "2fb772c8-943e-4331-ae08-b4a19c7ded88",
+                     *                     "id": "9ddbfd65-548e-4d7f-87c8-c658aaf7076d",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -3373,50 +4888,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9deecc6f-e5e3-47b0-ab88-2ef115ebbc98",
+                     *             "id": "92ef043b-be23-484c-9fa4-00cb793f194a",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "7f1cd99e-e331-40fc-9bc3-01927aa5c969",
+                     *                 "id": "80a9af29-3a1a-4dd4-9d9d-d51eeabc4f3b",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "13d1754c-8e37-45d1-bf18-634e4f3c292f",
+                     *                     "id": "9a465da3-378b-4620-bd33-b2a5ec50d9e9",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "db754125-5c04-440d-9f01-82dd570057d6",
+                     *                     "id": "50d46810-a39d-411e-8cd6-4d574396d70a",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "b7522011-0aaa-4ffc-9732-6c366692420c",
+                     *                     "id": "c2c4b20f-7371-412c-9dd9-5aafbc036879",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "5339ad51-8c93-4986-bd12-e721783f650c",
+                     *                 "id": "c60d08bf-2959-47cb-80c6-aa9f679c93dd",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7bf12347-8e78-4c54-b900-66201432b65b",
+                     *                     "id": "f8837b6c-91bd-4d49-923d-fe1a152ec42d",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "982470c9-633d-4921-9e16-f5450d4c9d9b",
+                     *                     "id": "d139106a-402d-44b4-83f4-95362f688b66",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "b6440010-c6fb-4442-9b10-627e80cd6cb4",
+                     *                     "id": "35fb93e9-5bc1-494f-a64b-c59c540d6047",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "0c79429f-dcf0-4ce0-9539-3b22a045031b",
+                     *                     "id": "73560e48-79a2-4e96-a9d8-5755699b5802",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3424,30 +4939,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "65fd18f5-3d14-47c2-8fb6-510f77289d63",
+                     *             "id": "f3cc912a-1e47-43e3-ad47-c894b0848824",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "80b7fa62-a187-4866-a3c0-f81966ae8375",
+                     *                 "id": "16436783-35dd-4a63-a62b-0c3cb1ce87b8",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ab89627c-c8d3-4151-9a51-22fdf2e1d961",
+                     *                     "id": "83d36142-5d0d-4106-805d-2bbf3b5865ae",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "7cbdfb40-3155-4b0f-97c7-3098a1eaca06",
+                     *                     "id": "e50c874b-d2eb-4c18-80fc-faa4e91f3bdf",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "3f110199-0d1a-4367-8228-bf90d10a862c",
+                     *                     "id": "1deb8c3f-b1d4-4e2e-ad84-58922a8077a2",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "c6b009a9-5ba7-4882-b307-96cde84cd949",
+                     *                     "id": "a9826f26-f235-4a7e-a766-0baecec4a517",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -3455,30 +4970,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8d48d317-0fb2-42f0-9b99-d27a0c936294",
+                     *             "id": "8dbecb5e-585b-4225-95fb-a06370830a13",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "e1361600-c311-42c7-bce9-ea8ee011ed16",
+                     *                 "id": "64aecb3e-1cb6-4aeb-af9c-da3bddcf474f",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9743f9fe-b6c0-4b41-b5d0-cbf8f7d972e4",
+                     *                     "id": "c86400ea-b1c5-428b-a044-c9bb029473b5",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "2a8f12a6-3493-46be-9bf5-61088ddb0a7e",
+                     *                     "id": "cf12a546-47d5-41e3-94be-6147daaeff5c",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "5c6ffac9-1182-4725-a255-36a224b65d23",
+                     *                     "id": "3f16ae32-9b50-4ea2-8979-09e36d17ac5f",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "58184603-b0f3-484c-b784-4500c8ef592b",
+                     *                     "id": "58425330-2060-49e0-9d30-b0cf944c6be9",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3486,26 +5001,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1d22224a-4fe4-4968-8bb7-5404af4a3752",
+                     *             "id": "fad7e257-4b6c-4a87-b585-75b2f70e1b7d",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "ab94e6b4-e8c6-4035-8b20-00487d2ad504",
+                     *                 "id": "5d199772-f849-4e1a-86bc-d8a42d285822",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "bf368752-7926-4bbb-afb4-90d01dcb3ca4",
+                     *                     "id": "545d1687-11fa-4428-8eb8-08ba22c9960e",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "8aa041dc-5ac0-49d9-baf8-9564471a7194",
+                     *                     "id": "a400a4d6-cafc-47b4-8b41-9e87cde5c0d7",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "ded06cd0-c01d-4d3c-8eb7-f02b6b566215",
+                     *                     "id": "5190e6c0-a19d-4e15-8981-8de4bf97838b",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -3513,22 +5028,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "fbb06ccf-0d06-4876-a90c-da02fe48c42f",
+                     *             "id": "a5b9f616-5a81-4d17-921e-8c9498bc6220",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "1e039e39-47c9-40e7-a196-0585df066717",
+                     *                 "id": "a6e11916-d7d3-40f2-9774-5c117d78d2fb",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "64c1aa07-da97-4f8a-9eae-9c18100b5540",
+                     *                     "id": "1ececee3-e620-40a5-8cd6-83d4b63f6550",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "1c2beab0-f418-4657-a205-ca5461b34c54",
+                     *                     "id": "1fdececb-bba4-497f-af9f-8345ba5418f7",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -3536,46 +5051,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "46b9dfcc-3497-4b91-aeda-ef6f27a72ebc",
+                     *             "id": "9a2a0456-02fa-43ed-b600-f71332bfbecb",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "2ae1a905-ccf3-47bf-b34d-6de390dfdece",
+                     *                 "id": "8387cf47-b1f6-406f-89ea-c5a7d7b3b6e7",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4eb94b8a-a2b8-48f3-ac88-a751c2e5b1b2",
+                     *                     "id": "18673061-90f5-44e7-b194-58e2f6b5c57e",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "b1de89e1-f408-4db4-bb2d-1ae392eb17f3",
+                     *                     "id": "74561325-a5bd-409c-9de9-4f4a236a0a5a",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "89268895-f974-4de8-aa7e-cbf6bad60d4d",
+                     *                 "id": "54987d03-cd6f-43a5-a9ec-7f9b449572d2",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2ef9537b-c25e-443b-bfec-1a485c46fa5f",
+                     *                     "id": "fe57ba7b-8b30-46d1-b65f-e5fe16a03e1c",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "786397b1-3551-4d79-bfac-6ee9b66fe8ff",
+                     *                     "id": "caa96d0c-b156-4dfb-92ef-d7e390f39665",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "a87fda5c-dc69-44eb-a16c-f0b295841de8",
+                     *                     "id": "8a21f8a5-eedc-402e-bf5d-d73dfb60c649",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "4f182020-a95c-4c4c-98c1-b321fd8ac16d",
+                     *                     "id": "fa863f7a-9f06-40d1-9969-eee264b897cd",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3583,78 +5098,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1b9c255c-f26e-4a08-8729-bd3d25171a44",
+                     *             "id": "88d461e5-9a7e-4af4-b869-9aeb1b23129e",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "93df22af-466a-4427-a1ce-0a80f2b3663c",
+                     *                 "id": "b7835d67-a35a-4add-b9c9-fddc485ec61f",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d593a204-0e45-4e02-9a49-fe1ea12bd806",
+                     *                     "id": "0cbe57c9-56a8-4661-9733-e4c92a1fa289",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "3c200353-c6ee-443d-961f-9b93b689dcb7",
+                     *                     "id": "d3839017-f6f5-47de-ba9d-b070ec9b4fd6",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "7eab09cb-72bb-42be-866a-c50bcb1e1080",
+                     *                     "id": "8ec9fe22-5272-4228-a8a2-7c849122944d",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "1dcd476f-1d07-4f02-a9b1-cc186a71b45f",
+                     *                 "id": "9c2bdc00-f9d7-4bac-af8c-9f840f3bcb11",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4bcd25ec-c689-4c7d-b696-90c03696fc6d",
+                     *                     "id": "6b402d1e-4437-4885-a927-780f5e562860",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "09d41336-f9c7-4dd2-84d3-b5cdbd2de162",
+                     *                     "id": "db4f1ece-fe61-4b0b-ad25-b95f744a9c9e",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "79879b59-84f7-434e-b61b-ea22a07d320a",
+                     *                     "id": "130e32d5-501b-418c-becc-0c1a31a85295",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "8b3927bb-5eee-4a25-831c-a62e0b2a1790",
+                     *                     "id": "09377b20-0c04-41ef-b5d2-a65f289acbf7",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "7ae9f89b-6ca4-4a51-a38a-af72edf53842",
+                     *                 "id": "35e7ba8e-79f4-4a99-80b4-c7c006bfe469",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e6518c5e-5f46-4161-aad6-173325aae2a8",
+                     *                     "id": "0cf65158-3a29-497c-b8dc-c50ef742e211",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "fc87dafe-1c2d-4f28-bc47-b85d800f181a",
+                     *                     "id": "d4e692e0-4879-4ae7-a40f-b68c19c67203",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "23a4c2d5-495e-40a9-980a-fc20e8ac0055",
+                     *                     "id": "14393728-c20a-4951-ad68-f4e6526c24a7",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "2a0e3029-d91a-4c4b-8d20-c77a5f64d9c2",
+                     *                     "id": "d54f95e0-3285-4deb-905f-756335f9379c",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fff09764-0c9f-4cfc-963b-f4d4d509595f",
+                     *                     "id": "6319ff53-0b6d-4b00-9733-910e8184696d",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -3662,30 +5177,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5d386dcf-e748-450f-bc8f-1daf91642a41",
+                     *             "id": "0b808f8a-c526-4286-800b-2f82df098b5c",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "83e93b1a-9d4c-45ba-9158-099f08ae13d4",
+                     *                 "id": "40d0c28f-dfc8-46db-beda-6ef1de01cb65",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "66ade350-87af-48fd-aa07-cdf2ff148935",
+                     *                     "id": "d82ed929-3d8c-4e91-bafa-63cfcefad61e",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "36488840-42b9-48a0-8f3d-857eb57b9753",
+                     *                     "id": "3655e84f-fc2f-4088-8485-bbccda12080e",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "a2653911-1039-4b13-af61-5b4ae72cac23",
+                     *                     "id": "538c4526-f190-4087-a683-50551c26d745",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "f79f20f5-6a84-4b7c-b08f-6cd5dcf56677",
+                     *                     "id": "ba85cf5b-d0c8-4acd-a887-8fd70173b004",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3693,50 +5208,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a5ac8449-7ee3-4f8f-b9fc-1d75fc9be2f4",
+                     *             "id": "e14739ee-463f-4912-895f-ad8ac2e287b2",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "911a37a1-f2c9-4056-8f88-1be06914685f",
+                     *                 "id": "c07043d0-ad41-4178-9269-9cc93391d69a",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0128aee3-cf4b-459e-9e93-b15049f8e476",
+                     *                     "id": "bbb9aedb-9633-4170-a0eb-fc5bb69105c0",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "42cb3327-ec26-45ef-88b9-7d9b84b74220",
+                     *                     "id": "d35fa44a-834d-4db7-86ec-9530c084d427",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "5c9b90a4-0073-4618-9c3d-a8985b82a072",
+                     *                     "id": "18829c7e-c9c6-4268-88f5-a2102e144559",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "cdf07ecc-63f6-4494-adb6-0acd1fdd33a7",
+                     *                 "id": "3ccdc340-3b39-43d6-985e-0c639c049038",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "324a880a-63cf-4f5d-bee0-1cb890e6f3a4",
+                     *                     "id": "74b34b59-4083-4ec0-ba22-21d9c39cd555",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "b70f1e79-2edb-4e12-af65-47e8dbb09550",
+                     *                     "id": "ed781777-12c9-4e36-895b-b32f90dbdc8c",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "0973fada-b7b3-42bb-8460-8e74cb73b5b8",
+                     *                     "id": "f35e0073-7430-414b-8fce-afa9ef42c49b",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "cf8759d1-a92f-4d89-b53c-ac421b36bb0f",
+                     *                     "id": "c95927d0-db01-4e33-8ae9-a50c7cacb08e",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3744,30 +5259,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8477de3b-9949-4fe8-9148-8026dbeda658",
+                     *             "id": "d538036c-5ada-4536-822e-46446f57fc55",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "c23b5b5d-c959-46f0-bc8f-837ee1fc0a80",
+                     *                 "id": "31d063f5-81d4-44ed-9b5c-4f71f90eb440",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5a0bce0c-79bf-4bec-ad4f-4d14b51d54a4",
+                     *                     "id": "b4aa523e-17c2-4b30-8c89-078c85bedbac",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "ffae98bd-b1ee-4c5b-87f2-c706c41458c3",
+                     *                     "id": "8c5dfcf5-87cc-4eb3-b105-d1627bfdfccb",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "f1eb6d9d-0941-4a2e-b47d-012dd572653b",
+                     *                     "id": "c6e8f9a3-9c15-4698-82d0-7cb1b2998207",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "d1ceca92-5935-49a6-b1e2-0cbe9366458b",
+                     *                     "id": "b3ff8642-779a-4fb9-b048-178789d39bb1",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -3908,10 +5423,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *             "id": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-22T12:55:06.288Z"
+                     *             "updatedAt": "2026-11-24T15:23:20.019Z"
                      *           }
                      *         ]
                      *       }
@@ -4055,8 +5570,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *         "filePath": "media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png"
+                     *         "id": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                     *         "filePath": "media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png"
                      *       }
                      *     }
                      */
@@ -4223,16 +5738,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *             "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-22T12:55:06.465Z",
-                     *             "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *             "createdAt": "2026-11-24T15:23:20.836Z",
+                     *             "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                 "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -4244,16 +5759,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
+                     *             "id": "ca079683-7e1e-479c-afc2-11d627d773d6",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-22T12:55:06.510Z",
-                     *             "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *             "createdAt": "2026-11-24T15:23:21.020Z",
+                     *             "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                 "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -4384,7 +5899,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
                  */
                 id: string;
             };
@@ -4409,16 +5924,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *           "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-22T12:55:06.465Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:23:20.836Z",
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -4545,7 +6060,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
                  */
                 id: string;
             };
@@ -4571,16 +6086,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *           "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-22T12:55:06.465Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:23:20.836Z",
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -4588,7 +6103,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-22T12:55:06.547Z",
+                     *           "takenAt": "2026-11-24T15:23:21.088Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -4758,7 +6273,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
                  */
                 id: string;
             };
@@ -4794,16 +6309,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *           "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-22T12:55:06.465Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:23:20.836Z",
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -4813,8 +6328,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-22T12:55:06.547Z",
-                     *           "deliveredAt": "2026-11-22T12:55:06.606Z"
+                     *           "takenAt": "2026-11-24T15:23:21.088Z",
+                     *           "deliveredAt": "2026-11-24T15:23:21.309Z"
                      *         }
                      *       }
                      *     }
@@ -4983,13 +6498,13 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 322c8b25-6cce-4d6f-949b-5409272fd15b
+                 * @example ca079683-7e1e-479c-afc2-11d627d773d6
                  */
                 id: string;
             };
             cookie?: never;
         };
-        /** @description Optional reason (up to 1000 characters); `{}` or no body is fine. */
+        /** @description Optional reason (up to 1000 characters) and `restock`; `{}` or no body is fine. */
         requestBody?: {
             content: {
                 /**
@@ -5019,16 +6534,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
+                     *           "id": "ca079683-7e1e-479c-afc2-11d627d773d6",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-22T12:55:06.510Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:23:21.020Z",
+                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -5211,7 +6726,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
                  */
                 id: string;
             };
@@ -5237,19 +6752,19 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "f7121a9b-746f-45cb-84a9-51440d576b5b",
+                     *             "id": "1c02cbf0-4f65-4dbf-af48-57584184bf41",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-22T12:55:06.566Z"
+                     *             "createdAt": "2026-11-24T15:23:21.173Z"
                      *           },
                      *           {
-                     *             "id": "95dbca9d-81df-4a6a-ad5e-69e6021506cc",
+                     *             "id": "2faf9335-bbbc-4db7-b7a0-8a6c971b8bc5",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-22T12:55:06.585Z"
+                     *             "createdAt": "2026-11-24T15:23:21.248Z"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-22T12:55:06.585Z"
+                     *         "nextCursor": "2026-11-24T15:23:21.248Z"
                      *       }
                      *     }
                      */
@@ -5372,7 +6887,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
                  */
                 id: string;
             };
@@ -5407,10 +6922,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "95dbca9d-81df-4a6a-ad5e-69e6021506cc",
+                     *           "id": "2faf9335-bbbc-4db7-b7a0-8a6c971b8bc5",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-22T12:55:06.585Z"
+                     *           "createdAt": "2026-11-24T15:23:21.248Z"
                      *         }
                      *       }
                      *     }
@@ -5611,21 +7126,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "7e7e26fe-529f-488f-b7f9-aca49f69665c",
+                     *             "id": "0273d4fb-2e00-4279-8a15-3fc7a91dc74b",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-22T12:55:06.465Z",
+                     *             "createdAt": "2026-11-24T15:23:20.836Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *                 "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-22T12:55:06.465Z",
-                     *                 "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *                 "createdAt": "2026-11-24T15:23:20.836Z",
+                     *                 "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                     "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -5639,21 +7154,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "aceaa7a7-2442-4ea9-84af-ff359fe737c2",
+                     *             "id": "d812c802-4a5a-4284-937e-6a416f6f23e4",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-22T12:55:06.510Z",
+                     *             "createdAt": "2026-11-24T15:23:21.020Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
+                     *                 "id": "ca079683-7e1e-479c-afc2-11d627d773d6",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-22T12:55:06.510Z",
-                     *                 "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *                 "createdAt": "2026-11-24T15:23:21.020Z",
+                     *                 "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                     "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -5667,7 +7182,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_338215cc"
+                     *         "nextCursor": "v1_2_46419854"
                      *       }
                      *     }
                      */
@@ -5819,7 +7334,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -5828,8 +7343,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-22T12:55:06.441Z",
-                     *             "updatedAt": "2026-11-22T12:55:06.441Z"
+                     *             "createdAt": "2026-11-24T15:23:20.702Z",
+                     *             "updatedAt": "2026-11-24T15:23:20.702Z"
                      *           }
                      *         ]
                      *       }
@@ -5978,7 +7493,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -5987,10 +7502,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.441Z"
+                     *           "createdAt": "2026-11-24T15:23:20.702Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.702Z"
                      *         },
-                     *         "secret": "whsec_4k5ayNIULnKJubJd7VHkN9r6GnmZ7zcVe/3j2v5SKRs="
+                     *         "secret": "whsec_MjMnxNJlux7sh/F6Eg8GHVz+wIopHfc+SN7EbEp1w1s="
                      *       }
                      *     }
                      */
@@ -6121,7 +7636,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
             };
@@ -6146,7 +7661,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -6155,8 +7670,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.441Z"
+                     *           "createdAt": "2026-11-24T15:23:20.702Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.702Z"
                      *         }
                      *       }
                      *     }
@@ -6271,7 +7786,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
             };
@@ -6296,7 +7811,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -6305,8 +7820,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.458Z"
+                     *           "createdAt": "2026-11-24T15:23:20.702Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.791Z"
                      *         }
                      *       }
                      *     }
@@ -6421,7 +7936,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
             };
@@ -6456,7 +7971,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -6465,8 +7980,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.453Z"
+                     *           "createdAt": "2026-11-24T15:23:20.702Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.768Z"
                      *         }
                      *       }
                      *     }
@@ -6596,7 +8111,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
             };
@@ -6621,7 +8136,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -6630,10 +8145,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.458Z"
+                     *           "createdAt": "2026-11-24T15:23:20.702Z",
+                     *           "updatedAt": "2026-11-24T15:23:20.791Z"
                      *         },
-                     *         "secret": "whsec_vqfMPzIiWHF32JVGtlI5cNSpGp8thc6CgP9ILhudTOg="
+                     *         "secret": "whsec_8AeFDlGBjNbpsnCYtG09JIkmYGmaMW3DkUOIdQRXXZA="
                      *       }
                      *     }
                      */
@@ -6749,7 +8264,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
             };
@@ -6774,17 +8289,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
-                     *           "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *           "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
+                     *           "id": "4534598a-c470-4189-9494-ad91128c633b",
+                     *           "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "eventId": "70a3e492-795d-4187-a93a-8e91ad236aea",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-22T12:55:06.650Z",
+                     *           "nextAttemptAt": "2026-11-24T15:23:21.644Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-22T12:55:06.650Z"
+                     *           "createdAt": "2026-11-24T15:23:21.644Z"
                      *         }
                      *       }
                      *     }
@@ -6909,7 +8424,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
             };
@@ -6935,69 +8450,69 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
+                     *             "id": "4534598a-c470-4189-9494-ad91128c633b",
+                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *             "eventId": "70a3e492-795d-4187-a93a-8e91ad236aea",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.654Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:06.650Z",
+                     *             "lastAttemptAt": "2026-11-24T15:23:21.664Z",
+                     *             "nextAttemptAt": "2026-11-24T15:23:21.644Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-22T12:55:06.650Z"
+                     *             "createdAt": "2026-11-24T15:23:21.644Z"
                      *           },
                      *           {
-                     *             "id": "ba085ed1-cb36-41d8-b43f-b14e9d9829fa",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "389eec9b-5e5a-4680-9e7b-f362dd497a96",
+                     *             "id": "adf97e2d-48aa-4708-98d1-1131e46d2beb",
+                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *             "eventId": "8464ea94-e3e4-4aa4-adc7-bdfed29b2efe",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.589Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:11.364Z",
+                     *             "lastAttemptAt": "2026-11-24T15:23:21.260Z",
+                     *             "nextAttemptAt": "2026-11-24T15:23:26.438Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.584Z"
+                     *             "createdAt": "2026-11-24T15:23:21.245Z"
                      *           },
                      *           {
-                     *             "id": "d441c31a-b1f4-4494-bb55-892defb029dd",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "8af3766a-3660-4fc9-920c-efdfcd33661b",
+                     *             "id": "0a96c260-c192-4fad-8426-3dd5ffec326e",
+                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *             "eventId": "1f7a2ce0-9106-4e25-979f-e66f3775829c",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.570Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:12.023Z",
+                     *             "lastAttemptAt": "2026-11-24T15:23:21.187Z",
+                     *             "nextAttemptAt": "2026-11-24T15:23:26.069Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.564Z"
+                     *             "createdAt": "2026-11-24T15:23:21.159Z"
                      *           },
                      *           {
-                     *             "id": "67d42819-770e-40b6-977e-2df1004c9a19",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "aceaa7a7-2442-4ea9-84af-ff359fe737c2",
+                     *             "id": "f02f9b16-e71b-410d-9a5a-e0c5ba38e386",
+                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *             "eventId": "d812c802-4a5a-4284-937e-6a416f6f23e4",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.517Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:11.643Z",
+                     *             "lastAttemptAt": "2026-11-24T15:23:21.031Z",
+                     *             "nextAttemptAt": "2026-11-24T15:23:25.863Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.510Z"
+                     *             "createdAt": "2026-11-24T15:23:21.020Z"
                      *           },
                      *           {
-                     *             "id": "abf975d6-b61a-4236-94b2-85c4c60cb804",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "7e7e26fe-529f-488f-b7f9-aca49f69665c",
+                     *             "id": "b4218364-6367-494b-8109-d6c237024884",
+                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *             "eventId": "0273d4fb-2e00-4279-8a15-3fc7a91dc74b",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.480Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:11.239Z",
+                     *             "lastAttemptAt": "2026-11-24T15:23:20.918Z",
+                     *             "nextAttemptAt": "2026-11-24T15:23:26.072Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.465Z"
+                     *             "createdAt": "2026-11-24T15:23:20.836Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -7116,12 +8631,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 21020200-d89e-4af8-bff3-7c5b88f704c8
+                 * @example 4534598a-c470-4189-9494-ad91128c633b
                  */
                 deliveryId: string;
             };
@@ -7146,17 +8661,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
-                     *           "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *           "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
+                     *           "id": "4534598a-c470-4189-9494-ad91128c633b",
+                     *           "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "eventId": "70a3e492-795d-4187-a93a-8e91ad236aea",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-22T12:55:06.654Z",
-                     *           "nextAttemptAt": "2026-11-22T12:55:06.666Z",
+                     *           "lastAttemptAt": "2026-11-24T15:23:21.664Z",
+                     *           "nextAttemptAt": "2026-11-24T15:23:21.703Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-22T12:55:06.650Z"
+                     *           "createdAt": "2026-11-24T15:23:21.644Z"
                      *         }
                      *       }
                      *     }

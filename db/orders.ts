@@ -4,14 +4,22 @@
 // interleaving of requests on any number of instances can apply it twice.
 import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderEventTypes } from '../domain/event-types.js'
+import { isUuid } from '../domain/ids.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
+import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
 import type { Order, OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
+import { EVENTS_CHANNEL } from './events.js'
+import { notifyAfterCommit } from './notifications.js'
 import { preparedOnce, rawQuery } from './prepared.js'
+import { lockStockProduct } from './stock-delivery.js'
+import { restockOrderItems } from './stock-items.js'
+import { purchaseWithStock } from './stock-purchase.js'
+import { run } from './stock-statements.js'
 import { orders, productFieldOptions, productFields, products } from './schema.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
@@ -145,6 +153,13 @@ function transitionSql (action: OrderAction, scoped: boolean): string {
   select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
 }
 
+/** Nothing matched: either there is no such order here (404), or its status forbids the action (409). */
+async function throwTransitionRefusal (db: Queryable, action: OrderAction, orderId: string, scope: OrderScope): Promise<never> {
+  const current = await findOrder(db, orderId, scope)
+  if (!current) throw notFound('Order')
+  throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
+}
+
 /**
  * Applies `action` to the order, with its ledger row and its event, in one statement.
  * Throws 404 when the order is not visible in `scope`, 409 ORDER_INVALID_STATUS
@@ -157,12 +172,7 @@ export async function transitionOrder (db: Db, action: OrderAction, orderId: str
   if (action === 'cancel') params.push(changes.cancelReason ?? null)
   if (scope !== null) params.push(scope.shopId)
   const [row] = await query(params)
-  if (!row) {
-    // Nothing matched: either there is no such order here, or its status forbids the action.
-    const current = await findOrder(db, orderId, scope)
-    if (!current) throw notFound('Order')
-    throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
-  }
+  if (!row) await throwTransitionRefusal(db, action, orderId, scope)
   const { eventShopId, ...order } = row
   notifyEvent(db, { eventShopId })
   return order
@@ -174,8 +184,29 @@ export const takeOrder = (db: Db, shopId: string, orderId: string) =>
 export const deliverOrder = (db: Db, shopId: string, orderId: string, deliveredValues: string[]) =>
   transitionOrder(db, 'deliver', orderId, { shopId }, { deliveredValues })
 
-export const cancelOrder = (db: Db, shopId: string, orderId: string, reason?: string) =>
-  transitionOrder(db, 'cancel', orderId, { shopId }, reason === undefined ? {} : { cancelReason: reason })
+/**
+ * Cancels an order of the shop. With `restock`, the stock items delivered to it
+ * become available again in the same transaction (db/stock-items.ts), which
+ * first locks the product and its waiting orders, as every stock write does.
+ */
+export async function cancelOrder (db: Db, shopId: string, orderId: string, reason?: string, restock?: { cipher: StockCipher | null }): Promise<Order> {
+  const changes = reason === undefined ? {} : { cancelReason: reason }
+  const [held] = restock && isUuid(orderId)
+    ? await run<{ productId: string }>(db, `select product_id as "productId" from orders
+        where id = $1 and exists (select 1 from stock_items where order_id = $1 and status = 'delivered')`, [orderId])
+    : []
+  if (!held) return transitionOrder(db, 'cancel', orderId, { shopId }, changes)
+  return db.transaction(async (tx) => {
+    const product = (await lockStockProduct(tx, held.productId))!
+    await run(tx, "select id from orders where product_id = $1 and status = 'paid' order by created_at, id for update", [product.id])
+    const [row] = await run<Order & EventOutcome>(tx, transitionSql('cancel', true), [orderId, reason ?? null, shopId])
+    if (!row) await throwTransitionRefusal(tx, 'cancel', orderId, { shopId })
+    const { eventShopId, ...order } = row
+    if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
+    await restockOrderItems(tx, restock!.cipher, product, orderId)
+    return order
+  })
+}
 
 /** The buyer confirmed receipt (operator side): awaiting_confirmation → completed, shop credited. */
 export const confirmOrder = (db: Db, orderId: string) =>
@@ -197,8 +228,19 @@ const purchaseSql = `with o as (
 
 export interface PurchaseInput { productId: string, quantity: number, fieldValues: FieldValueInput[] }
 
-/** A buyer's paid purchase of a product (operator side): validates, prices and records the order. */
-export async function createPurchase (db: Db, input: PurchaseInput): Promise<Order> {
+export interface PurchaseOptions {
+  /** Decrypts stock values; null (no STOCK_ENCRYPTION_KEY) leaves stock products' orders paid. */
+  cipher?: StockCipher | null
+  /** Told when stock could not be read (a wrong key): the order is then recorded paid, for a person or a bot. */
+  onStockUnreadable?: (err: StockKeyError) => void
+}
+
+/**
+ * A buyer's paid purchase of a product (operator side): validates, prices and
+ * records the order; with `autoDelivery: stock` it is delivered from stock in
+ * the same transaction when the stock holds enough (db/stock-purchase.ts).
+ */
+export async function createPurchase (db: Db, input: PurchaseInput, options: PurchaseOptions = {}): Promise<Order> {
   const product = await db.query.products.findFirst({
     where: eq(products.id, input.productId),
     with: {
@@ -212,10 +254,22 @@ export async function createPurchase (db: Db, input: PurchaseInput): Promise<Ord
   }
   const priced = pricePurchase({ price: product.price, rate: product.currencyRate?.rate ?? null, fields: product.fields }, input.quantity, input.fieldValues)
   if (!priced.ok) throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
+  const params = [product.shopId, product.id, product.title, input.quantity, kopecksToDecimal(priced.amountKopecks), JSON.stringify(priced.fieldValues)] as const
+  if (product.autoDelivery === 'stock' && options.cipher) {
+    const record = { shopId: product.shopId, productId: product.id, productTitle: product.title, quantity: input.quantity, amount: params[4], fieldValues: params[5] }
+    try {
+      return await purchaseWithStock<Order>(db, options.cipher, { record, fieldValues: input.fieldValues }, async (tx) => {
+        const [{ eventShopId, ...order }] = await run<Order & EventOutcome>(tx, purchaseSql, params)
+        if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
+        return order
+      })
+    } catch (err) {
+      if (!(err instanceof StockKeyError)) throw err
+      options.onStockUnreadable?.(err)
+    }
+  }
   const query = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
-  const [{ eventShopId, ...order }] = await query([
-    product.shopId, product.id, product.title, input.quantity, kopecksToDecimal(priced.amountKopecks), JSON.stringify(priced.fieldValues)
-  ])
+  const [{ eventShopId, ...order }] = await query([...params])
   notifyEvent(db, { eventShopId })
   return order
 }

@@ -14,6 +14,7 @@ import type { Db, Queryable } from './client.js'
 import { findCurrencyRate } from './currency-rates.js'
 import { findShopMedia, mediaFilePath } from './media.js'
 import { productFieldOptions, productFields, productFilters, products } from './schema.js'
+import { stockFieldProblems } from './stock.js'
 
 export interface ProductField {
   id: string
@@ -260,9 +261,11 @@ export async function replaceProduct (db: Queryable, shopId: string, id: string,
       kept.set(fieldId, options)
     }
     throwIfInvalid(checkKeptIds(input.fields, kept))
+    throwIfInvalid(await stockFieldProblems(tx, id, input.fields))
 
     await tx.update(products)
-      .set({ ...productColumns(input), active: current.archived ? false : input.isActive, updatedAt: now })
+      // Any replacement clears deactivatedByStock: the seller has said what `active` is.
+      .set({ ...productColumns(input), active: current.archived ? false : input.isActive, deactivatedByStock: false, updatedAt: now })
       .where(ownedBy(shopId, id))
     // Children are rewritten whole; kept ids are inserted again as they were.
     await tx.delete(productFields).where(eq(productFields.productId, id))

@@ -107,7 +107,15 @@ export const products = pgTable('products', {
   employeeRewardType: text('employee_reward_type').notNull(),
   employeeRewardValue: money('employee_reward_value').notNull(),
   createdAt: stamp('created_at'),
-  updatedAt: stamp('updated_at')
+  updatedAt: stamp('updated_at'),
+  // The product's stock settings (docs/stock.md): every product has them from creation.
+  autoDelivery: text('auto_delivery').notNull().default('off'),
+  /** The select field whose options are the stock's variants; null: one stock for the product. */
+  stockOptionFieldId: uuid('stock_option_field_id'),
+  lowStockThreshold: integer('low_stock_threshold').notNull().default(0),
+  deactivateWhenEmpty: boolean('deactivate_when_empty').notNull().default(false),
+  deactivatedByStock: boolean('deactivated_by_stock').notNull().default(false),
+  stockUpdatedAt: stamp('stock_updated_at')
 }, (t) => [index('products_shop_created_idx').on(t.shopId, t.createdAt.desc(), t.id.desc())])
 
 export const productFields = pgTable('product_fields', {
@@ -179,6 +187,58 @@ export const orders = pgTable('orders', {
   // The seller's queue: visible orders of a shop by status, in creation order.
   index('orders_visible_shop_status_created_idx').on(t.shopId, t.status, t.createdAt, t.id).where(sql`${t.external}`),
   index('orders_product_status_created_idx').on(t.productId, t.status, t.createdAt, t.id)
+])
+
+/** The option key of items of a product without variants (a primary key cannot hold null). */
+export const NO_OPTION = '00000000-0000-0000-0000-000000000000'
+
+/**
+ * How many stock items each variant (`optionKey`, NO_OPTION without variants) of a
+ * product has in each status. Every change of an item's status updates its row in
+ * the same transaction, under the row's lock: the row is the lock that orders the
+ * takers of one variant, and its `available` is exact (db/stock-items.ts).
+ */
+export const stockCounts = pgTable('stock_counts', {
+  productId: uuid('product_id').notNull().references(() => products.id),
+  optionKey: uuid('option_key').notNull(),
+  available: integer('available').notNull().default(0),
+  delivered: integer('delivered').notNull().default(0),
+  removed: integer('removed').notNull().default(0),
+  updatedAt: stamp('updated_at')
+}, (t) => [primaryKey({ columns: [t.productId, t.optionKey] })])
+
+/**
+ * The values a product's stock holds, encrypted (docs/stock.md). `position` keeps
+ * the insertion order: items are taken oldest first through the partial index of
+ * available items, which stays as small as the available stock whatever the
+ * history. `valueHash` is an HMAC of the value, for the duplicate check only.
+ */
+export const stockItems = pgTable('stock_items', {
+  id: id(),
+  shopId: uuid('shop_id').notNull().references(() => shops.id),
+  productId: uuid('product_id').notNull().references(() => products.id),
+  optionKey: uuid('option_key').notNull(),
+  /** Ascending in insertion order within the product (db/stock-items.ts sets it explicitly for an upload's order). */
+  position: bigint('position', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+  status: text('status').notNull().default('available'),
+  /** The order the item was delivered to (null until then, and again after a restock). */
+  orderId: uuid('order_id'),
+  ciphertext: bytea('ciphertext').notNull(),
+  nonce: bytea('nonce').notNull(),
+  keyId: text('key_id').notNull(),
+  valueHash: bytea('value_hash').notNull(),
+  /** The value's first 4 characters, or '' for values of 8 characters or fewer. */
+  preview: text('preview').notNull(),
+  createdAt: stamp('created_at'),
+  deliveredAt: ts('delivered_at'),
+  removedAt: ts('removed_at')
+}, (t) => [
+  index('stock_items_take_idx').on(t.productId, t.optionKey, t.position).where(sql`status = 'available'`),
+  uniqueIndex('stock_items_value_idx').on(t.productId, t.valueHash).where(sql`status in ('available', 'delivered')`),
+  index('stock_items_list_idx').on(t.productId, t.position),
+  index('stock_items_status_list_idx').on(t.productId, t.status, t.position),
+  index('stock_items_order_idx').on(t.orderId).where(sql`order_id is not null`),
+  index('stock_items_key_idx').on(t.keyId, t.position)
 ])
 
 /**

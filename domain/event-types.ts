@@ -8,7 +8,10 @@ export const eventTypes = [
   'order.delivered',
   'order.cancelled',
   'order.completed',
-  'message.created'
+  'message.created',
+  // Stock signals (docs/stock.md): for any product of the shop, automation or not.
+  'stock.low',
+  'stock.empty'
 ] as const
 export type EventType = typeof eventTypes[number]
 

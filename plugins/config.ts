@@ -11,6 +11,8 @@ import { StringEnum } from '../schemas/common.js'
 
 /** host:port, host:port, … (a host may be an [IPv6] address). */
 const SENTINELS_PATTERN = '^\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}\\s*(,\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}\\s*)*$'
+/** Base64 of exactly 32 bytes (docs/stock.md). */
+const STOCK_KEY_PATTERN = '^[A-Za-z0-9+/]{43}=$'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -27,6 +29,8 @@ export const ConfigSchema = Type.Object({
   REDIS_SENTINEL_NAME: Type.Optional(Type.String({ pattern: '^\\S+$', description: 'the name the Sentinels monitor the primary under' })),
   REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:', description: '1–64 characters of letters, digits and :_.-' }),
   INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'a token of at least 16 characters' })),
+  STOCK_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: STOCK_KEY_PATTERN, description: 'the base64 of 32 bytes (openssl rand -base64 32)' })),
+  STOCK_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: STOCK_KEY_PATTERN, description: 'the base64 of 32 bytes: the key STOCK_ENCRYPTION_KEY replaced' })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'an http:// or https:// URL without a trailing slash' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300, description: 'an integer of at least 1' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'an integer of at least 1000 (milliseconds)' }),
@@ -70,7 +74,7 @@ const defaultMaxEventLoopDelayMs = (databaseUrl: string | undefined) => database
 type VariableName = keyof typeof ConfigSchema.properties
 
 /** Values that are never echoed back in an error: they may hold passwords. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'INTERNAL_TOKEN'])
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'STOCK_ENCRYPTION_KEY', 'STOCK_ENCRYPTION_KEY_PREVIOUS'])
 
 export class ConfigError extends Error {
   constructor (readonly problems: string[]) {

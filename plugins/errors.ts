@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { StockKeyError } from '../domain/stock-cipher.js'
 
 export interface ErrorDetail { path: string, message: string }
 
@@ -82,6 +83,11 @@ async function errorsPlugin (fastify: FastifyInstance) {
       // Every 503 says when to come back (docs/reliability.md).
       if (err.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
       return reply.code(err.statusCode).send(errorBody(err.code, err.message, err.details))
+    }
+    // Stock values the configured keys cannot read (docs/stock.md): the operator's to fix, said plainly.
+    if (err instanceof StockKeyError) {
+      request.log.error({ err: { message: err.message } }, 'stock values unreadable')
+      return reply.code(503).send(errorBody('SERVICE_UNAVAILABLE', err.message))
     }
     if (err.validation) {
       // A path id that is not even a well-formed id names nothing that exists.

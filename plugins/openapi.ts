@@ -63,6 +63,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
       tags: [
         { name: 'products', description: 'The shop\'s catalog' },
         { name: 'catalog', description: 'Categories, currency rates and images' },
+        { name: 'stock', description: 'Codes the service keeps and delivers the moment an order is paid' },
         { name: 'orders', description: 'Fulfilment: list, take, deliver, cancel' },
         { name: 'messages', description: 'The order chat' },
         { name: 'events', description: 'The shop\'s order feed: every change once, in commit order, long-polled' },

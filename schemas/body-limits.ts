@@ -34,6 +34,9 @@ export const PRODUCT_BODY_LIMIT = KEYS + text(1000) + text(20_000) + 3 * ID + NU
 /** POST /v1/orders/{id}/deliver: `value` and ≤ 100 `values`, each ≤ 10 000 characters. About 6.1 MB. */
 export const DELIVER_BODY_LIMIT = 64 + 101 * (text(10_000) + 1)
 
+/** POST /v1/products/{id}/stock/items: 8 MiB (docs/stock.md); larger uploads go in several calls. */
+export const STOCK_ADD_BODY_LIMIT = 8 * 1024 * 1024
+
 /** POST /internal/v1/categories: two paths (≤ 500), ≤ 20 filters of ≤ 100 options (names and labels ≤ 100). About 1.3 MB. */
 export const CATEGORY_BODY_LIMIT = KEYS + 2 * text(500) + 20 * (KEYS + text(100) + 100 * (64 + text(100)))
 

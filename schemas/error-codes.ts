@@ -13,6 +13,8 @@ export const errorCodes = {
   ORDER_INVALID_STATUS: 'The order\'s current status does not allow this action.',
   IDEMPOTENCY_IN_PROGRESS: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
   IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was used before with a different request.',
+  STOCK_NOT_EMPTY: 'The stock\'s `optionFieldId` can change only while no item is available.',
+  STOCK_ITEM_UNAVAILABLE: 'A stock item to remove is not available (already delivered or removed).',
   CURSOR_EXPIRED: 'The cursor points before the oldest event still kept: start again without `after`.',
   RATE_LIMIT: 'Too many requests in the window; retry after `Retry-After` seconds.',
   INTERNAL_ERROR: 'An unexpected error; the `X-Request-Id` finds it in the logs.',
@@ -41,6 +43,11 @@ export const operationCodes: Record<string, Record<number, ErrorCode[]>> = {
   deliverOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
   cancelOrder: { 409: ['ORDER_INVALID_STATUS', 'IDEMPOTENCY_IN_PROGRESS'] },
   confirmOrder: { 409: ['ORDER_INVALID_STATUS'] },
+  getStock: { 404: ['ORDER_NOT_FOUND'] },
+  updateStock: { 404: ['ORDER_NOT_FOUND'], 409: ['STOCK_NOT_EMPTY'] },
+  addStockItems: { 404: ['ORDER_NOT_FOUND'] },
+  listStockItems: { 404: ['ORDER_NOT_FOUND'] },
+  removeStockItems: { 404: ['ORDER_NOT_FOUND', 'NOT_FOUND'], 409: ['STOCK_ITEM_UNAVAILABLE'] },
   getMediaFile: { 404: ['NOT_FOUND'] },
   getWebhookEndpoint: { 404: ['NOT_FOUND'] },
   updateWebhookEndpoint: { 404: ['NOT_FOUND'] },
@@ -76,5 +83,7 @@ export function errorExample (code: ErrorCode, status: number): { message: strin
     case 'RATE_LIMIT': return { message: 'Rate limit exceeded; retry in 1 minute.' }
     case 'INTERNAL_ERROR': return { message: 'An unexpected error occurred.' }
     case 'SERVICE_UNAVAILABLE': return { message: 'The service is temporarily unavailable; retry shortly.' }
+    case 'STOCK_NOT_EMPTY': return { message: 'optionFieldId can change only while no item is available: remove the available items first.' }
+    case 'STOCK_ITEM_UNAVAILABLE': return { message: 'Stock item 0b7c5a7e-3f41-4f3e-9a51-2f0f0c1d2e3f is not available (already delivered or removed).' }
   }
 }

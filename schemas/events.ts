@@ -4,12 +4,12 @@
 // so they appear as components of the OpenAPI document and routes refer to them.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { eventTypes, type EventType } from '../domain/event-types.js'
-import { Id, StringEnum, Timestamp } from './common.js'
+import { Id, Nullable, StringEnum, Timestamp } from './common.js'
 import { MessageSchema } from './messages.js'
 import { OrderSchema } from './orders.js'
 
 export const EventTypeSchema = StringEnum(eventTypes, {
-  description: '`order.paid`, `order.taken`, `order.delivered`, `order.cancelled`, `order.completed`: `data.order` is the order as `GET /v1/orders/{id}` returned it right after the change. `message.created`: a chat message from the buyer, the seller or the system.'
+  description: '`order.paid`, `order.taken`, `order.delivered`, `order.cancelled`, `order.completed`: `data.order` is the order as `GET /v1/orders/{id}` returned it right after the change. `message.created`: a chat message from the buyer, the seller or the system. `stock.low`, `stock.empty`: a product\'s stock (or one of its variants) fell to its low-stock threshold, or to 0.'
 })
 
 export const OrderEventData = Type.Object({
@@ -22,6 +22,19 @@ export const MessageEventData = Type.Object({
   message: MessageSchema
 }, { $id: 'MessageEventData', title: 'MessageEventData', description: 'The new chat message and its order.' })
 export type MessageEventData = Static<typeof MessageEventData>
+
+export const StockLowEventData = Type.Object({
+  productId: Id,
+  optionId: Nullable(Id, { description: 'The variant, when the stock has an `optionFieldId`; else null.' }),
+  available: Type.Integer({ description: 'Items available after the delivery.' }),
+  lowStockThreshold: Type.Integer()
+}, { $id: 'StockLowEventData', title: 'StockLowEventData', description: 'A delivery took the available count (of the variant, or of the product) from above `lowStockThreshold` to at or below it.' })
+
+export const StockEmptyEventData = Type.Object({
+  productId: Id,
+  optionId: Nullable(Id, { description: 'The variant, when the stock has an `optionFieldId`; else null.' }),
+  available: Type.Literal(0)
+}, { $id: 'StockEmptyEventData', title: 'StockEmptyEventData', description: 'A delivery or a removal took the available count (of the variant, or of the product) to 0.' })
 
 /** A reference to a named schema, typed as the schema it names. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!))
@@ -42,7 +55,10 @@ export const OrderCancelledEvent = eventKind('order.cancelled', 'OrderCancelledE
 export const OrderCompletedEvent = eventKind('order.completed', 'OrderCompletedEvent', OrderEventData, 'The buyer confirmed receipt: `awaiting_confirmation` → `completed`, the shop is credited.')
 export const MessageCreatedEvent = eventKind('message.created', 'MessageCreatedEvent', MessageEventData, 'A message in the order chat, from the buyer, the seller or the system.')
 
-const eventKinds = [OrderPaidEvent, OrderTakenEvent, OrderDeliveredEvent, OrderCancelledEvent, OrderCompletedEvent, MessageCreatedEvent]
+export const StockLowEvent = eventKind('stock.low', 'StockLowEvent', StockLowEventData, 'A product\'s stock (or a variant\'s) fell to its low-stock threshold.')
+export const StockEmptyEvent = eventKind('stock.empty', 'StockEmptyEvent', StockEmptyEventData, 'A product\'s stock (or a variant\'s) has no available item left.')
+
+const eventKinds = [OrderPaidEvent, OrderTakenEvent, OrderDeliveredEvent, OrderCancelledEvent, OrderCompletedEvent, MessageCreatedEvent, StockLowEvent, StockEmptyEvent]
 
 export const EventSchema = Type.Union(eventKinds.map(ref), {
   $id: 'Event',
@@ -52,7 +68,7 @@ export const EventSchema = Type.Union(eventKinds.map(ref), {
 export type Event = Static<typeof EventSchema>
 
 /** Every named event schema, for `fastify.addSchema`. */
-export const eventSchemas: TSchema[] = [OrderEventData, MessageEventData, ...eventKinds, EventSchema]
+export const eventSchemas: TSchema[] = [OrderEventData, MessageEventData, StockLowEventData, StockEmptyEventData, ...eventKinds, EventSchema]
 
 const kind = `(${eventTypes.map((t) => t.replace('.', '\\.')).join('|')})`
 

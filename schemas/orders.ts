@@ -24,7 +24,7 @@ export const OrderSchema = Type.Object({
     label: Type.String(),
     value: Type.String({ description: 'For a select field, the chosen option labels.' })
   }), { description: 'Values the buyer supplied for the product\'s fields.' }),
-  assigneeType: StringEnum(['user', 'api'], { description: '`api` once the order is taken through this API.' }),
+  assigneeType: StringEnum(['user', 'api', 'auto'], { description: '`api` once the order is taken through this API; `auto` when the service delivered it from stock.' }),
   deliveredValue: Nullable(Type.String(), { description: '`deliveredValues` joined by a line feed; null before delivery or when nothing was attached.' }),
   deliveredValues: Type.Array(Type.String(), { description: 'The issued values attached at delivery; `[]` before.' }),
   takenAt: Nullable(Timestamp, { description: 'Null until taken.' }),
@@ -55,8 +55,9 @@ export const DeliverBody = OptionalBody(Type.Object({
 export type DeliverBody = Static<typeof DeliverBody>
 
 export const CancelBody = OptionalBody(Type.Object({
-  reason: Type.Optional(Type.String({ maxLength: 1000 }))
-}, { 'x-component': 'CancelInput', description: 'Optional reason (up to 1000 characters); `{}` or no body is fine.' }))
+  reason: Type.Optional(Type.String({ maxLength: 1000 })),
+  restock: Type.Optional(Type.Boolean({ default: false, description: '`true`: the stock items delivered to the order become available again (and may fill waiting orders); `false` (default): they stay delivered, the buyer has seen them.' }))
+}, { 'x-component': 'CancelInput', description: 'Optional reason (up to 1000 characters) and `restock`; `{}` or no body is fine.' }))
 export type CancelBody = Static<typeof CancelBody>
 
 export const PurchaseBody = Type.Object({

@@ -6,7 +6,7 @@ import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
 import { isUuid } from '../domain/ids.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
 import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from './common.js'
-import { EventTypeSchema, MessageEventData, OrderEventData } from './events.js'
+import { EventTypeSchema, MessageEventData, OrderEventData, StockEmptyEventData, StockLowEventData } from './events.js'
 
 export const MAX_DESCRIPTION_LENGTH = 500
 
@@ -102,6 +102,8 @@ function webhookBody<T extends TSchema> (data: T) {
 /** The body schema of a delivery of `eventType`: its data is the event's payload (or the test's). */
 export function webhookBodySchema (eventType: string) {
   if (eventType === WEBHOOK_TEST_EVENT) return webhookBody(WebhookTestEventData)
+  if (eventType === 'stock.low') return webhookBody(StockLowEventData)
+  if (eventType === 'stock.empty') return webhookBody(StockEmptyEventData)
   return eventType === 'message.created' ? webhookBody(MessageEventData) : webhookBody(OrderEventData)
 }
 

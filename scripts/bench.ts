@@ -45,6 +45,7 @@ import {
 } from './bench/processes.js'
 import { startBots } from './bench/long-polls.js'
 import { runTable, targetTable, type RunResult } from './bench/report.js'
+import { benchStock, stockReport, type StockBenchResult } from './bench/stock.js'
 import {
   CURSOR_AFTER_MESSAGE, MESSAGES_PER_POLLED_ORDER, createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize,
   writeOps, type MainFixtures, type WriteOp, type WriteTarget
@@ -63,7 +64,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32)
 const SLICES = 6
 const SHORT_SLICES = 3
 const WRITE_ORDERS = Number(process.env.BENCH_WRITE_ORDERS || 15_000)
-const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held'] as const
+const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock'] as const
 /** Long polls held on the service during the `held` measurements: 5 bots on each of the 1 000 reader shops. */
 const BOTS_PER_SHOP = 5
 const ONLY = new Set((process.env.BENCH_ONLY || SCENARIOS.join(',')).split(',').map((s) => s.trim()))
@@ -310,6 +311,7 @@ async function main () {
   }
 
   const results: RunResult[] = []
+  const stockResults: StockBenchResult[] = []
   for (let index = 1; index <= RUNS; index++) {
     const during: number[] = []
     const sampler = setInterval(() => during.push(os.loadavg()[0]), 5000)
@@ -369,6 +371,8 @@ async function main () {
       }
       await sleep(1000)
     }
+    // The stock path (scripts/bench/stock.ts): in this process, on a database of its own.
+    if (wants('stock')) stockResults.push(await benchStock(DATABASE_URL, `${BENCH_DB}_stock`, { poolMax: POOL_MAX, concurrency: CONNECTIONS, sliceMs: SHORT_S * 1000 / SHORT_SLICES, slices: 2 * SHORT_SLICES }))
     clearInterval(sampler)
     result.load.after = os.loadavg()[0]
     results.push(result)
@@ -382,7 +386,8 @@ async function main () {
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; ${CONNECTIONS} connections; ` +
       `measured per side: reads, backlog, table size ${DURATION_S} s; writes, embedded ${SHORT_S} s; in slices taken in turns; DB_POOL_MAX=${POOL_MAX}`,
     `Peak RSS (MB): ${rss}`,
-    targetTable(results)
+    targetTable(results),
+    ...(stockResults.length > 0 ? [stockReport(stockResults)] : [])
   ].join('\n') + '\n')
   log(`${elapsed()} done`)
 }

@@ -113,6 +113,16 @@ try {
   await call('POST', `/v1/webhook-endpoints/${endpoint.id}/test`, { headers: seller })
   const { deliveries } = await call('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=20`, { headers: seller })
   await call('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${deliveries[0].id}/retry`, { headers: seller })
+  // Stock: codes uploaded, switched on, one delivered at purchase, one taken back (docs/stock.md).
+  await call('PATCH', `/v1/products/${product.id}/stock`, { headers: seller, body: { autoDelivery: 'stock', lowStockThreshold: 1 } })
+  await call('POST', `/v1/products/${product.id}/stock/items`, {
+    headers: { ...seller, 'idempotency-key': 'upload-2026-11-24' },
+    body: { values: ['HADES-7Q2K-9XZP-44LM', 'HADES-3JD8-KW1C-77QA', 'HADES-M4RT-0PLE-21VX'] }
+  })
+  await buy()
+  await call('GET', `/v1/products/${product.id}/stock`, { headers: seller })
+  const { items } = await call('GET', `/v1/products/${product.id}/stock/items?status=available&limit=50`, { headers: seller })
+  await call('POST', `/v1/products/${product.id}/stock/items/remove`, { headers: seller, body: { ids: [items[0].id] } })
   await call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { headers: seller })
   await call('POST', `/v1/products/${product.id}/archive`, { headers: seller, body: { archived: true } })
   await call('POST', `/internal/v1/shops/${shop.id}/api-keys/${apiKey.id}/revoke`, { headers: operator })

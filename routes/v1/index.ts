@@ -11,6 +11,7 @@ import media from './media/index.js'
 import messages from './messages/index.js'
 import orders from './orders/index.js'
 import products from './products/index.js'
+import stock from './stock/index.js'
 import webhookEndpoints from './webhook-endpoints/index.js'
 
 export default async function sellerApi (fastify: FastifyInstance) {
@@ -23,6 +24,7 @@ export default async function sellerApi (fastify: FastifyInstance) {
   fastify.setNotFoundHandler(handleNotFound)
 
   await fastify.register(products, { prefix: '/products' })
+  await fastify.register(stock, { prefix: '/products' })
   await fastify.register(categories, { prefix: '/categories' })
   await fastify.register(currencyRates, { prefix: '/currency-rates' })
   await fastify.register(media, { prefix: '/media' })

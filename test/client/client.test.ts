@@ -4,7 +4,7 @@
 // webhook signatures checked.
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { createSellerClient, followEvents, productInput, SellerApiError, unwrap, verifyWebhook } from '../../client/index.js'
+import { addStock, createSellerClient, followEvents, productInput, SellerApiError, unwrap, verifyWebhook } from '../../client/index.js'
 import { build, createShop } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
@@ -128,4 +128,17 @@ t.test('productInput: a GET product PUT back (active renamed to isActive) comes 
   const { product: changed } = await unwrap(seller.PUT('/v1/products/{id}', { ...path, body: productInput(product, { isActive: true, title: 'Renamed' }) }))
   t.equal(changed.active, true)
   t.equal(changed.title, 'Renamed')
+})
+
+t.test('addStock sends a big list in calls of 10 000, each with its own Idempotency-Key', async (t) => {
+  const { baseUrl, shop, app } = await listening(t, { STOCK_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })
+  const product = await createProduct(app, shop)
+  const { seen, fetch } = recordingFetch()
+  const seller = createSellerClient({ baseUrl, apiKey: shop.apiKey, fetch })
+  const values = Array.from({ length: 20_005 }, (_, i) => `CODE-${i}`)
+  const result = await addStock(seller, product.id, [...values, 'CODE-7'])
+  t.match(result, { added: 20_005, duplicates: 1, filledOrders: 0, stock: { available: 20_005 } })
+  const calls = seen.filter((s) => s.path.endsWith('/stock/items'))
+  t.equal(calls.length, 3)
+  t.equal(new Set(calls.map((c) => c.idempotencyKey)).size, 3)
 })

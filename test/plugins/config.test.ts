@@ -19,6 +19,8 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   REDIS_SENTINEL_NAME: ' ',
   REDIS_PREFIX: 'has spaces',
   INTERNAL_TOKEN: 'short',
+  STOCK_ENCRYPTION_KEY: 'not-base64-of-32-bytes',
+  STOCK_ENCRYPTION_KEY_PREVIOUS: 'c2hvcnQ=',
   PUBLIC_BASE_URL: 'http://example.com/',
   RATE_LIMIT_MAX: '0',
   RATE_LIMIT_WINDOW_MS: '999',

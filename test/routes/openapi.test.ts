@@ -38,7 +38,8 @@ t.test('OpenAPI document', async (t) => {
   const kinds: Array<[string, string, string]> = [
     ['OrderPaidEvent', 'order.paid', 'OrderEventData'], ['OrderTakenEvent', 'order.taken', 'OrderEventData'],
     ['OrderDeliveredEvent', 'order.delivered', 'OrderEventData'], ['OrderCancelledEvent', 'order.cancelled', 'OrderEventData'],
-    ['OrderCompletedEvent', 'order.completed', 'OrderEventData'], ['MessageCreatedEvent', 'message.created', 'MessageEventData']
+    ['OrderCompletedEvent', 'order.completed', 'OrderEventData'], ['MessageCreatedEvent', 'message.created', 'MessageEventData'],
+    ['StockLowEvent', 'stock.low', 'StockLowEventData'], ['StockEmptyEvent', 'stock.empty', 'StockEmptyEventData']
   ]
   for (const [name, type, data] of kinds) {
     t.same(schemas[name]?.properties?.type?.enum, [type], `${name} is a named schema of kind ${type}`)

@@ -20,13 +20,17 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'createPurchase',
       tags: ['internal'],
       summary: 'Record a buyer\'s paid purchase',
-      description: 'Creates a `paid` order of an active, non-archived product. `amount` = quantity × (price + the chosen options\' prices) at the current currency rate, in rubles rounded half up to kopecks. Every required field needs a value; a select field takes option id(s), comma-separated when `multiple`, and the order keeps their labels.',
+      description: 'Creates a `paid` order of an active, non-archived product. `amount` = quantity × (price + the chosen options\' prices) at the current currency rate, in rubles rounded half up to kopecks. With the product\'s `autoDelivery: stock` and enough available items (of the chosen option), the order is delivered from stock in the same transaction: `awaiting_confirmation`, `assigneeType` `auto`. Every required field needs a value; a select field takes option id(s), comma-separated when `multiple`, and the order keeps their labels.',
       security: internalSecurity,
       body: PurchaseBody,
       response: { 201: OrderEnvelope, ...errors }
     }
   }, async function purchase (request, reply) {
-    const order = await createPurchase(fastify.db, request.body)
+    const order = await createPurchase(fastify.db, request.body, {
+      cipher: fastify.stockCipher,
+      // The order is recorded paid and waits: never a value the key could not authenticate.
+      onStockUnreadable: (err) => request.log.error({ err: { message: err.message } }, 'stock unreadable: the order waits')
+    })
     return reply.code(201).send({ success: true as const, data: { order } })
   })
 

@@ -88,14 +88,15 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'cancelOrder',
       tags: ['orders'],
       summary: 'Cancel an order',
-      description: `From \`paid\`, \`processing\` or \`awaiting_confirmation\` → \`cancelled\`; the buyer is refunded the full amount, exactly once. A completed or cancelled order: 409 ORDER_INVALID_STATUS. ${idempotencyNote}`,
+      description: `From \`paid\`, \`processing\` or \`awaiting_confirmation\` → \`cancelled\`; the buyer is refunded the full amount, exactly once. With \`restock: true\` the stock items delivered to it become available again in the same transaction (and may fill waiting orders). A completed or cancelled order: 409 ORDER_INVALID_STATUS. ${idempotencyNote}`,
       security: sellerSecurity,
       params: IdParams,
       body: CancelBody,
       response: transitionResponses
     }
   }, async function cancel (request) {
-    const order = await cancelOrder(fastify.db, request.apiKey!.shopId, request.params.id, request.body?.reason)
+    const restock = request.body?.restock === true ? { cipher: fastify.stockCipher } : undefined
+    const order = await cancelOrder(fastify.db, request.apiKey!.shopId, request.params.id, request.body?.reason, restock)
     return { success: true as const, data: { order } }
   })
 }

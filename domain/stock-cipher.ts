@@ -1,0 +1,101 @@
+// Stock values are secrets (docs/stock.md): AES-256-GCM with a fresh 12-byte
+// nonce per item under STOCK_ENCRYPTION_KEY, bound to the item's product; a
+// keyed hash (HMAC-SHA-256 under a key derived from it by HKDF) finds
+// duplicates without storing anything readable. STOCK_ENCRYPTION_KEY_PREVIOUS
+// still decrypts (and hashes) what the key before it wrote.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+
+const NONCE_BYTES = 12
+const TAG_BYTES = 16
+
+/** The variable names, for the messages that tell an operator what to set. */
+export const KEY_VARIABLE = 'STOCK_ENCRYPTION_KEY'
+export const PREVIOUS_KEY_VARIABLE = 'STOCK_ENCRYPTION_KEY_PREVIOUS'
+
+/** A value the service cannot read with the keys it has: the key was changed without keeping the old one. */
+export class StockKeyError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'StockKeyError'
+  }
+}
+
+export interface EncryptedValue { ciphertext: Buffer, nonce: Buffer, keyId: string }
+
+interface Key { id: string, secret: Buffer, hashKey: Buffer }
+
+const derive = (secret: Buffer, info: string, length: number) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, length))
+
+/** Parses a key variable: base64 of exactly 32 bytes. */
+export function parseKey (text: string, variable: string): Buffer {
+  const secret = Buffer.from(text, 'base64')
+  if (secret.length !== 32 || secret.toString('base64') !== text) {
+    throw new StockKeyError(`${variable} must be the base64 of 32 bytes (e.g. \`openssl rand -base64 32\`).`)
+  }
+  return secret
+}
+
+function key (secret: Buffer): Key {
+  // The id names the key without revealing it: a derived value, never the key's own bytes.
+  return { id: derive(secret, 'seller-api stock key id', 8).toString('hex'), secret, hashKey: derive(secret, 'seller-api stock duplicate hash', 32) }
+}
+
+export class StockCipher {
+  readonly current: Key
+  readonly previous: Key | null
+
+  constructor (current: Buffer, previous: Buffer | null = null) {
+    this.current = key(current)
+    this.previous = previous ? key(previous) : null
+  }
+
+  get keyId (): string { return this.current.id }
+
+  /** Whether items under `keyId` are readable. */
+  knows (keyId: string): boolean {
+    return keyId === this.current.id || keyId === this.previous?.id
+  }
+
+  /** Encrypts `value` for an item of `productId` (the product is authenticated with it). */
+  encrypt (value: string, productId: string): EncryptedValue {
+    const nonce = randomBytes(NONCE_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', this.current.secret, nonce)
+    cipher.setAAD(Buffer.from(productId))
+    const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final(), cipher.getAuthTag()])
+    return { ciphertext, nonce, keyId: this.current.id }
+  }
+
+  /** The value of an item; a StockKeyError when no key of ours wrote it or it does not authenticate (never garbage). */
+  decrypt (item: EncryptedValue, productId: string): string {
+    const secret = item.keyId === this.current.id
+      ? this.current.secret
+      : item.keyId === this.previous?.id ? this.previous.secret : null
+    if (!secret) {
+      throw new StockKeyError(`A stock item was encrypted with key ${item.keyId}, which is neither ${KEY_VARIABLE} (${this.current.id}) nor ${PREVIOUS_KEY_VARIABLE}; set ${PREVIOUS_KEY_VARIABLE} to the key it was written with.`)
+    }
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', secret, item.nonce)
+      decipher.setAAD(Buffer.from(productId))
+      decipher.setAuthTag(item.ciphertext.subarray(item.ciphertext.length - TAG_BYTES))
+      return Buffer.concat([decipher.update(item.ciphertext.subarray(0, item.ciphertext.length - TAG_BYTES)), decipher.final()]).toString('utf8')
+    } catch {
+      throw new StockKeyError(`A stock item under key ${item.keyId} does not authenticate: it was altered, or ${KEY_VARIABLE} is not the key it was written with.`)
+    }
+  }
+
+  /** The duplicate-check hash of `value` under the current key. */
+  hash (value: string): Buffer {
+    return createHmac('sha256', this.current.hashKey).update(value, 'utf8').digest()
+  }
+
+  /** The hash under the previous key, for duplicates among items not yet re-encrypted; null without one. */
+  previousHash (value: string): Buffer | null {
+    return this.previous ? createHmac('sha256', this.previous.hashKey).update(value, 'utf8').digest() : null
+  }
+}
+
+/** What a listing shows of a value: its first 4 characters, or nothing for values of 8 characters or fewer. */
+export function previewOf (value: string): string {
+  const characters = [...value]
+  return characters.length <= 8 ? '' : characters.slice(0, 4).join('')
+}
