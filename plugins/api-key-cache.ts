@@ -119,8 +119,12 @@ export class ApiKeyCache {
     return this.epochSeq > check.mark && this.epoch === check.epoch && this.generation === check.generation
   }
 
+  /** Revocation notices heard and revocations committed here, since the start (for tests and metrics). */
+  revocationsSeen = 0
+
   /** A revocation notice (from any instance, this one included), or a revocation committed here. */
   revoked () {
+    this.revocationsSeen++
     this.newGeneration()
   }
 

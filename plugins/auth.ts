@@ -73,7 +73,11 @@ async function authPlugin (fastify: FastifyInstance) {
     const heard = new Promise<void>((resolve) => { done = resolve })
     waiters.add(done)
     const timer = setTimeout(done, NOTICE_WAIT_MS)
-    const cancel = () => { clearTimeout(timer); waiters.delete(done) }
+    const cancel = () => {
+      clearTimeout(timer)
+      waiters.delete(done)
+      if (waiters.size === 0 && noticeWaiters.get(shopId) === waiters) noticeWaiters.delete(shopId)
+    }
     return { heard: heard.then(cancel), cancel }
   }
   const unlisten = await fastify.database.listen(KEY_REVOCATIONS_CHANNEL, heard, () => {

@@ -4,6 +4,7 @@
 import t from 'tap'
 import { hashApiKey } from '../../domain/api-key.js'
 import { testRedisUrl } from '../databases.js'
+import { revocationsSeen, untilRevocationSeen } from '../fixtures/revocations.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 import { build, buildBehindDatabaseRelay, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'
 
@@ -186,9 +187,11 @@ t.test('a revoke through an instance whose Redis is away: 200, and every instanc
   for (let i = 0; i < 3; i++) t.equal(await probe(b, victim), 404, 'cached on b')
 
   await relay.cut()
+  const seen = revocationsSeen(b)
   const revoked = await revoke(a, victim)
   t.equal(revoked.statusCode, 200, 'the revocation committed, and so did its notice')
   t.ok(revoked.json().data.apiKey.revokedAt)
+  await untilRevocationSeen(b, seen)
   t.equal(await probe(b, victim), 401, 'the very next request on the other instance, its Redis answering')
   t.equal(await probe(a, victim), 401, 'and on the revoking one')
   await relay.restore()

@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import { page, untilHeld } from '../fixtures/events.js'
 import { buy } from '../fixtures/orders.js'
+import { revocationsSeen, untilRevocationSeen } from '../fixtures/revocations.js'
 import { createProduct } from '../fixtures/products.js'
 import { build, createShop, fileDatabaseUrl, internalHeaders, type App, type ShopFixture } from '../helper.js'
 
@@ -25,10 +26,14 @@ t.test('the CLI revokes without REDIS_URL: two running instances refuse the key 
     t.equal(await probe(a, victim), 404, 'cached on a (with Redis)')
     t.equal(await probe(b, victim), 404, 'cached on b (without Redis)')
   }
+  const seen = [revocationsSeen(a), revocationsSeen(b)]
   const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: await fileDatabaseUrl() }
   delete env.REDIS_URL
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli.ts', 'key:revoke', victim.shopId, victim.keyId], { cwd: root, env })
   t.match(stdout, /REVOKED/)
+  // The notice of the CLI's commit reaches each instance on its own listening connection.
+  await untilRevocationSeen(a, seen[0])
+  await untilRevocationSeen(b, seen[1])
   t.equal(await probe(a, victim), 401, 'a: the very next request')
   t.equal(await probe(b, victim), 401, 'b: the very next request')
   t.equal(await probe(a, bystander), 404, 'other keys keep working on a')
@@ -41,8 +46,10 @@ t.test('instances without Redis cache keys and hear revocations from each other'
   const victim = await createShop(a, 'Victim')
   for (let i = 0; i < 3; i++) t.equal(await probe(b, victim), 404)
   t.ok(b.apiKeyCache.active, 'b caches keys (it hears revocations through Postgres)')
+  const seen = revocationsSeen(b)
   const revoked = await a.inject({ method: 'POST', url: `/internal/v1/shops/${victim.shopId}/api-keys/${victim.keyId}/revoke`, headers: internalHeaders })
   t.equal(revoked.statusCode, 200)
+  await untilRevocationSeen(b, seen)
   t.equal(await probe(b, victim), 401, 'the very next request on the other instance')
 })
 
