@@ -5,6 +5,9 @@
 import { Agent, request } from 'node:http'
 import { sleep, type Server } from './processes.js'
 
+/** Between waves of 250 new long polls; BENCH_BOT_WAVE_PAUSE_MS (default 50). */
+const BOT_WAVE_PAUSE_MS = Number(process.env.BENCH_BOT_WAVE_PAUSE_MS || 50)
+
 export interface Bots {
   /** Requests sent and not answered yet. */
   held: () => number
@@ -35,6 +38,8 @@ export async function startBots (server: Server, secrets: string[], perShop: num
   let stopped = false
   let inFlight = 0
   const stop = () => {
+    // Once: every failing bot calls it, and aborting 5 000 controllers per failure would stall the run.
+    if (stopped) return
     stopped = true
     for (const controller of controllers) controller.abort()
     agent.destroy()
@@ -72,8 +77,8 @@ export async function startBots (server: Server, secrets: string[], perShop: num
   const total = secrets.length * perShop
   for (let i = 0; i < total; i++) {
     bot(secrets[i % secrets.length]).catch(() => {})
-    // Waves of 250 connections, so the listen backlog never overflows.
-    if (i % 250 === 249) await sleep(50)
+    // Waves of 250 connections, so the listen backlog never overflows (a busy machine needs the longer pause).
+    if (i % 250 === 249) await sleep(BOT_WAVE_PAUSE_MS)
   }
   for (let i = 0; i < 200 && inFlight < total; i++) await sleep(50)
   if (inFlight < total) throw new Error(`only ${inFlight} of ${total} long polls are open (${bots.failures.slice(0, 3).join('; ')})`)
