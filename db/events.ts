@@ -1,4 +1,4 @@
-// The event store (CONTRACT section 10): `recordEvent` runs inside the
+// The event store (docs/events.md): `recordEvent` runs inside the
 // transaction of the change it describes, so an event exists exactly when its
 // change committed. The shop row's `event_seq` is bumped under the row lock,
 // which is held until commit: a shop's events get their seq in commit order,

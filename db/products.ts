@@ -32,7 +32,7 @@ export interface ProductField {
   requestAfterPayment: boolean
 }
 
-/** The full product (seller-api 2.2) less `imageUrl`, which the route derives from `imagePath`. */
+/** The full product (docs/api-rules.md, catalog) less `imageUrl`, which the route derives from `imagePath`. */
 export interface Product {
   id: string
   title: string

@@ -276,7 +276,7 @@ export const ledgerEntries = pgTable('ledger_entries', {
 ])
 
 /**
- * The shop's order feed (CONTRACT section 10): one row per change a bot cares
+ * The shop's order feed (docs/events.md): one row per change a bot cares
  * about, written in the change's own transaction. `seq` numbers a shop's events
  * in commit order (see shops.eventSeq); `id` is the event's public id.
  */
@@ -293,7 +293,7 @@ export const events = pgTable('events', {
 ])
 
 /**
- * A shop's webhook endpoints (CONTRACT section 11). `secret` signs every delivery;
+ * A shop's webhook endpoints (docs/webhooks.md). `secret` signs every delivery;
  * after a rotation `previousSecret` also signs until `previousSecretExpiresAt`.
  * Neither ever leaves the service except in the create / rotate responses.
  * `failingSince` is the first failed attempt since the last success: five days of

@@ -95,7 +95,7 @@ export async function updateStock (db: Db, shopId: string, productId: string, pa
 }
 
 /**
- * The stock's rules a product replacement must keep (CONTRACT-level rule, docs/stock.md):
+ * The stock's rules a product replacement must keep (docs/stock.md):
  * the variant field stays a required, single-choice select, and keeps every
  * option that still holds available items. Problems as error details.
  */

@@ -1,4 +1,4 @@
-// The events feed's cursor (CONTRACT section 10): an opaque string for a
+// The events feed's cursor (docs/events.md): an opaque string for a
 // position in one shop's feed, that is a seq (every event up to it has been
 // examined). `v1_<seq in base 36>_<check>`: the version leaves room to change the
 // form; the check binds the cursor to its shop, so a cursor of another shop or a

@@ -1,6 +1,6 @@
-// The kinds of event a shop's feed carries (CONTRACT section 10), shared by the
+// The kinds of event a shop's feed carries (docs/events.md), shared by the
 // events feed and the webhooks. `webhook.test` is not a feed event: it exists
-// only as a test delivery to one endpoint (CONTRACT section 11).
+// only as a test delivery to one endpoint (docs/webhooks.md).
 
 export const eventTypes = [
   'order.paid',

@@ -1,4 +1,4 @@
-// The order state machine as one table (CONTRACT section 7): which action moves an
+// The order state machine as one table (docs/api-rules.md, orders): which action moves an
 // order from which statuses to which, and what else happens with it. The data
 // layer turns each row into one conditional UPDATE; handlers never re-decide it.
 

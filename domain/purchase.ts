@@ -1,4 +1,4 @@
-// A buyer's purchase (CONTRACT section 8): checks the buyer's field values against
+// A buyer's purchase (docs/api-rules.md, the operator API): checks the buyer's field values against
 // the product's fields and prices the order exactly:
 // amount = round_half_up(quantity × (price + chosen options' prices) × rate, 2).
 import { toKopecks, toRubles } from './money.js'

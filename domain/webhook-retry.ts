@@ -1,4 +1,4 @@
-// When a failed delivery is attempted again (CONTRACT section 11): the delays
+// When a failed delivery is attempted again (docs/webhooks.md): the delays
 // between consecutive attempts, each with ±10 % jitter so that deliveries that
 // failed together (an endpoint's outage) do not all come back in the same second.
 

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (CONTRACT section 11): secrets are `whsec_` + base64
+// Standard Webhooks signing (docs/webhooks.md): secrets are `whsec_` + base64
 // of 32 random bytes; each delivery is signed with HMAC-SHA256, keyed with the
 // decoded secret, over `{webhook-id}.{webhook-timestamp}.{body}`.
 import { createHmac, randomBytes } from 'node:crypto'

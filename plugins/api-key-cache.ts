@@ -1,6 +1,6 @@
 // Resolved API keys kept in memory, so a request needs no database lookup, while a
-// revocation still acts on the very next request on every instance (CONTRACT 2,
-// docs/security.md).
+// revocation still acts on the very next request on every instance (docs/api-rules.md,
+// authentication; docs/security.md).
 //
 // Postgres tells every instance: a revocation commits together with a NOTIFY
 // on KEY_REVOCATIONS_CHANNEL (db/api-keys.ts), which each instance's LISTEN

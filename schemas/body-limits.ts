@@ -1,5 +1,5 @@
 // Body limits per route, in bytes: the largest body each route's rules allow
-// (CONTRACT 5 and 7, and the schemas that carry them), so that no route reads
+// (docs/api-rules.md: catalog and orders, and the schemas that carry them), so that no route reads
 // and parses more than its largest legal request. Most bodies need kilobytes;
 // only a product and a delivery need megabytes.
 //

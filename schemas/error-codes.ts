@@ -1,7 +1,7 @@
 // Which error codes an operation can answer with, by HTTP status: the OpenAPI
 // document turns each into an enum on `error.code` (plugins/openapi-document.ts),
 // and the drift check (test/fixtures/openapi-drift.ts) holds every error the
-// test suite receives to it. The codes are CONTRACT.md's; the statuses they go
+// test suite receives to it. The codes are the API's (docs/api-rules.md); the statuses they go
 // with are fixed by plugins/errors.ts and the plugins that throw them.
 
 /** Each code with the one status it is sent with, and what it means to a client. */

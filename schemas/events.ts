@@ -1,4 +1,4 @@
-// Events (CONTRACT section 10): the payload of every kind, named once and shared
+// Events (docs/events.md): the payload of every kind, named once and shared
 // by the events feed and the webhooks, and the feed's query and page. The named
 // schemas (`eventSchemas`) are registered once for the whole app (plugins/openapi.ts),
 // so they appear as components of the OpenAPI document and routes refer to them.

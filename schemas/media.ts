@@ -1,4 +1,4 @@
-// Media: the result of an image upload (seller-api 2.6).
+// Media: the result of an image upload (docs/api-rules.md, images).
 import { Type } from '@sinclair/typebox'
 import { Id } from './common.js'
 

@@ -1,4 +1,4 @@
-// The order chat: messages (seller-api.md 2.5), the polling query and the post body.
+// The order chat: messages (docs/api-rules.md, order chat), the polling query and the post body.
 import { Type, type Static } from '@sinclair/typebox'
 import { Id, Nullable, StringEnum, Timestamp } from './common.js'
 

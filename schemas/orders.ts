@@ -1,4 +1,4 @@
-// Orders: the representation of seller-api.md 2.1 with CONTRACT section 7's
+// Orders: the representation of docs/api-rules.md (orders) with its
 // rules, the list query, the deliver / cancel bodies, the operator's purchase
 // and the shop ledger.
 import { Type, type Static } from '@sinclair/typebox'

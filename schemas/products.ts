@@ -1,4 +1,4 @@
-// Products: the input of create / replace (seller-api 2.4, CONTRACT 5), the full
+// Products: the input of create / replace (docs/api-rules.md, catalog), the full
 // representation (2.2, 2.3), the reduced list item, the list query and archive.
 // The top-level input is left open: unknown properties are ignored, so a client
 // can PUT back what it GOT with `active` renamed to `isActive` (the client's
@@ -103,7 +103,7 @@ export const ProductSchema = Type.Object({
   updatedAt: Timestamp
 }, { 'x-component': 'Product', title: 'Product' })
 
-/** The reduced list item of seller-api 4.1: options carry only id and label. */
+/** The reduced list item (docs/api-rules.md, catalog): options carry only id and label. */
 export const ReducedProductSchema = Type.Object({
   id: Id,
   title: Type.String(),

@@ -1,4 +1,4 @@
-// Webhooks (CONTRACT section 11): endpoints and deliveries as the API takes and
+// Webhooks (docs/webhooks.md): endpoints and deliveries as the API takes and
 // returns them, the deliveries cursor, and the body of a delivery, whose `data`
 // reuses the event payload schemas of the feed (schemas/events.ts).
 import { Type, type Static, type TSchema } from '@sinclair/typebox'

@@ -1,4 +1,4 @@
-// The events feed under concurrency (CONTRACT section 10): transactions that
+// The events feed under concurrency (docs/events.md): transactions that
 // commit in another order than they started, forced deterministically with row
 // locks, and a burst of writers on two instances followed from a third. The
 // guarantee: a follower passing each nextCursor gets every event exactly once,

@@ -1,4 +1,4 @@
-// The operator API under /internal/v1 (CONTRACT section 8): what the marketplace
+// The operator API under /internal/v1 (docs/api-rules.md, the operator API): what the marketplace
 // around this service uses to manage shops, keys, rates, categories and to act as
 // the buyer. Authenticated with the INTERNAL_TOKEN; without one it does not exist.
 // The token is checked before anything else, unknown routes included (so the

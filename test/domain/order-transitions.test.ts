@@ -1,7 +1,7 @@
 import t from 'tap'
 import { deliveredValuesFrom, joinDeliveredValues, orderStatuses, orderTransitions, type OrderAction } from '../../domain/order-transitions.js'
 
-t.test('the table is CONTRACT section 7', async (t) => {
+t.test('the table is the one of docs/api-rules.md, orders', async (t) => {
   t.same(orderStatuses, ['paid', 'processing', 'awaiting_confirmation', 'completed', 'cancelled'])
   t.same(orderTransitions.take, { from: ['paid'], to: 'processing', stamps: 'takenAt', ledger: null, assigneeType: 'api' })
   t.same(orderTransitions.deliver, { from: ['processing'], to: 'awaiting_confirmation', stamps: 'deliveredAt', ledger: null })

@@ -1,4 +1,4 @@
-// API key authentication (CONTRACT section 2): both headers, precedence,
+// API key authentication (docs/api-rules.md, authentication): both headers, precedence,
 // malformed / unknown / revoked keys, revocation across instances (with keys
 // cached in memory), lastUsedAt.
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Idempotency (CONTRACT section 4), against both stores: Redis (REDIS_URL set) and
+// Idempotency (docs/api-rules.md, idempotency), against both stores: Redis (REDIS_URL set) and
 // the idempotency_records table (no Redis).
 import { setTimeout as sleep } from 'node:timers/promises'
 import postgres from 'postgres'

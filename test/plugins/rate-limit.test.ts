@@ -1,4 +1,4 @@
-// Rate limits (CONTRACT section 3): per key across instances sharing Redis,
+// Rate limits (docs/api-rules.md, rate limits): per key across instances sharing Redis,
 // unauthenticated callers per IP, the header sets, and failing open without Redis.
 import t from 'tap'
 import { build, buildBehindDatabaseRelay, createShop, internalHeaders } from '../helper.js'

@@ -1,5 +1,5 @@
 // /internal/v1/orders: the buyer's side of an order, for the marketplace around
-// the service (CONTRACT section 8): purchase, chat as the buyer, confirm receipt.
+// the service (docs/api-rules.md, the operator API): purchase, chat as the buyer, confirm receipt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { postMessage } from '../../../db/messages.js'

@@ -1,4 +1,4 @@
-// /v1/events: the shop's order feed (CONTRACT section 10), resumable with an
+// /v1/events: the shop's order feed (docs/events.md), resumable with an
 // opaque cursor and long-polled. A held request waits on a wake-up registered
 // before its first read (plugins/event-wakeups.ts), holding no database
 // connection, and each time its shop has an event it is served from one read

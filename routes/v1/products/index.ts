@@ -1,5 +1,5 @@
 // The shop's catalog: list, create, read, replace and archive products
-// (seller-api 4.1, CONTRACT 5). Rules live in db/products.ts and domain/product-rules.ts.
+// (docs/api-rules.md, catalog). Rules live in db/products.ts and domain/product-rules.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { archiveProduct, createProduct, getProduct, listExternalProducts, listProducts, replaceProduct } from '../../../db/products.js'

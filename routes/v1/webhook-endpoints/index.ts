@@ -1,4 +1,4 @@
-// /v1/webhook-endpoints (CONTRACT section 11): the shop's webhook endpoints, their
+// /v1/webhook-endpoints (docs/webhooks.md): the shop's webhook endpoints, their
 // signing secrets, test deliveries, the delivery log and manual retries. Another
 // shop's endpoint or delivery, like an unknown one, is 404 NOT_FOUND.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'

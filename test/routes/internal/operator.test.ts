@@ -1,4 +1,4 @@
-// The operator API (CONTRACT section 8): its token, shops, rates, categories.
+// The operator API (docs/api-rules.md, the operator API): its token, shops, rates, categories.
 import t from 'tap'
 import { MAX_FAILED_TOKENS } from '../../../routes/internal/index.js'
 import { build, createShop, internalHeaders } from '../../helper.js'

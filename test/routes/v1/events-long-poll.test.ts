@@ -1,4 +1,4 @@
-// Long polling of the events feed (CONTRACT section 10): a held request is woken
+// Long polling of the events feed (docs/events.md): a held request is woken
 // by a commit on another instance, times out with [] and the same cursor, is
 // answered at once on shutdown, shares one read per wake-up with the shop's other
 // held requests, counts once against the rate limit, stops being

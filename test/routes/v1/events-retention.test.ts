@@ -1,4 +1,4 @@
-// Event retention (CONTRACT section 10): events older than EVENT_RETENTION_DAYS
+// Event retention (docs/events.md): events older than EVENT_RETENTION_DAYS
 // are deleted; a cursor that lost events to it is 410 CURSOR_EXPIRED, exactly;
 // the cleanup is safe on several instances at once and runs on start.
 import postgres from 'postgres'

@@ -1,4 +1,4 @@
-// The events feed (CONTRACT section 10): which changes emit which event, with
+// The events feed (docs/events.md): which changes emit which event, with
 // what payload; paging with nextCursor, the types filter, `latest`; shop
 // isolation; bad input. Long polling: events-long-poll.test.ts; retention:
 // events-retention.test.ts; concurrency: test/events-concurrency.test.ts.

@@ -54,7 +54,7 @@ t.test('an order before and after each event', async (t) => {
   t.same((await ledger(app, shop.shopId)).entries, [], 'no money moves until the buyer confirms')
 })
 
-t.test('every transition from every status (CONTRACT 7)', async (t) => {
+t.test('every transition from every status (docs/api-rules.md, orders)', async (t) => {
   const app = await build(t)
   const shop = await createShop(app)
   const product = await createProduct(app, shop)
