@@ -63,6 +63,6 @@ files=("$@")
   test/routes/v1/orders.test.ts test/routes/internal/orders.test.ts test/concurrency.test.ts
   test/routes/v1/events.test.ts test/routes/v1/events-long-poll.test.ts test/routes/v1/events-retention.test.ts test/events-concurrency.test.ts
   test/webhooks/delivery.test.ts test/webhooks/instances.test.ts test/webhooks/killed-instance.test.ts test/webhooks/backpressure.test.ts
-  test/plugins/idempotency.test.ts
+  test/plugins/idempotency.test.ts test/security/revocation.test.ts
 )
 TEST_DATABASE_URL="$direct" TEST_DATABASE_POOLER_URL="$pooler" npx tap --reporter=tap "${files[@]}"
