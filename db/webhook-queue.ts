@@ -29,6 +29,10 @@ export interface ClaimedDelivery {
   data: unknown
   /** Attempts made, this one included. */
   attempts: number
+  /** `delivery_request`: a request to the shop's delivery endpoint for an order's goods (db/delivery-requests.ts). */
+  kind: 'event' | 'delivery_request'
+  /** The order of a delivery request; null for an event. */
+  orderId: string | null
 }
 
 export interface ClaimOptions {
@@ -57,6 +61,8 @@ interface ClaimedRow {
   payload: { timestamp: string, data: unknown } | null
   eventData: unknown
   eventCreatedAt: string | null
+  kind: 'event' | 'delivery_request'
+  orderId: string | null
 }
 
 /** Rows of a raw query: postgres.js returns them as an array, PGlite in `rows`. */
@@ -104,7 +110,7 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
       where heads.due_at <= now()
     ),
     picked as (
-      select due.id, due.endpoint_id, due.event_id, due.webhook_id, due.event_type, due.payload
+      select due.id, due.endpoint_id, due.event_id, due.webhook_id, due.event_type, due.payload, due.kind, due.order_id
       from (select * from chosen where free > 0 order by due_at limit ${options.limit}) chosen
       cross join lateral (
         select * from ${d}
@@ -128,6 +134,7 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
       case when ${e.previousSecretExpiresAt} > now() then ${e.previousSecret} end as "previousSecret",
       ${e.failingSince} is not null as "endpointFailing",
       picked.webhook_id as "webhookId", picked.event_type as "eventType", picked.payload as "payload",
+      picked.kind as "kind", picked.order_id as "orderId",
       ${events.data} as "eventData",
       to_char(${events.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "eventCreatedAt"`)
   return rowsOf<ClaimedRow>(result).map((row) => ({
@@ -142,7 +149,9 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
     eventType: row.eventType,
     timestamp: row.payload?.timestamp ?? row.eventCreatedAt!,
     data: row.payload?.data ?? row.eventData,
-    attempts: row.attempts
+    attempts: row.attempts,
+    kind: row.kind,
+    orderId: row.orderId
   }))
 }
 
