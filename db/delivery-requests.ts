@@ -170,12 +170,12 @@ export async function recordRequestAttempt (db: Db, claimed: ClaimedDelivery, an
 /** order.delivery_failed {order, reason} for each of `orderIds` (visible orders only), in one statement. */
 export async function failedEvents (tx: Tx, shopId: string, orderIds: string[], reason: string): Promise<void> {
   if (orderIds.length === 0) return
-  await run(tx, `with o as (select * from orders where id = any($2::uuid[]) and external),
+  await run(tx, `with o as (select * from orders where id in (select jsonb_array_elements_text($2::text::jsonb)::uuid) and external),
     evs as (
       select row_number() over (order by o.created_at, o.id) as ord, 'order.delivery_failed' as type,
         jsonb_build_object('order', ${orderJson('o')}, 'reason', $3::text) as data from o
     ), ${appendEventRowsCtes('evs', '$1')}
-    select 1`, [shopId, orderIds, reason])
+    select 1`, [shopId, JSON.stringify(orderIds), reason])
   notifyAfterCommit(tx, EVENTS_CHANNEL, shopId)
 }
 
