@@ -532,6 +532,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/delivery-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the delivery endpoint
+         * @description The shop's delivery endpoint (never its secret); 404 NOT_FOUND when none is registered.
+         */
+        get: operations["getDeliveryEndpoint"];
+        /**
+         * Create or replace the delivery endpoint
+         * @description Registers the URL the service asks for the goods of each purchase of a product with `autoDelivery: "endpoint"`, or replaces it (pending requests use the new URL from their next attempt). `secret` is in the response only when the endpoint is created; a replacement keeps the secret.
+         */
+        put: operations["putDeliveryEndpoint"];
+        post?: never;
+        /**
+         * Delete the delivery endpoint
+         * @description Nothing more is asked of it: pending requests end `failed` (each with an `order.delivery_failed` event) and new purchases simply stay `paid`. Returns the endpoint as it was.
+         */
+        delete: operations["deleteDeliveryEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delivery-endpoint/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the delivery endpoint's secret
+         * @description Returns a new secret, shown only now. For 24 hours the previous secret keeps signing too (two signatures), as for webhooks.
+         */
+        post: operations["rotateDeliveryEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delivery-endpoint/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the delivery endpoint
+         * @description Sends a request signed like a real one, with a fresh `webhook-id`, `test: true` and a sample order of the product (`quantity` 1–1000, default 1; no order exists, nothing is stored), waits for the answer (up to the delivery timeout) and judges it: `problems` says in words what would make a real answer fail. The values are never returned. 404 NOT_FOUND when no endpoint is registered; 404 ORDER_NOT_FOUND for another shop's product.
+         */
+        post: operations["testDeliveryEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/delivery-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order's delivery request
+         * @description The request the service made to the shop's delivery endpoint for this order, with every attempt. 404 ORDER_NOT_FOUND for an unknown order, 404 NOT_FOUND when the order had no request.
+         */
+        get: operations["getDeliveryRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/delivery-request/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed delivery request
+         * @description Starts a fresh round of attempts now, to the current delivery endpoint. Only from `failed` and only while the order is `paid`: otherwise 409 ORDER_INVALID_STATUS. 404 NOT_FOUND when the order had no request or no delivery endpoint is registered. No body.
+         */
+        post: operations["retryDeliveryRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -593,7 +701,7 @@ export interface components {
                     value: string;
                 }[];
                 /**
-                 * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
+                 * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
                  * @enum {string}
                  */
                 assigneeType: "user" | "api" | "auto";
@@ -679,6 +787,72 @@ export interface components {
             optionId: string | null;
             /** @enum {number} */
             available: 0;
+        };
+        /**
+         * OrderDeliveryFailedEventData
+         * @description The order (still `paid`) and why its delivery request failed.
+         */
+        OrderDeliveryFailedEventData: {
+            /** Order */
+            order: {
+                /**
+                 * Format: uuid
+                 * @description Opaque identifier (UUID).
+                 */
+                id: string;
+                /**
+                 * @description `paid` → `processing` (take) → `awaiting_confirmation` (deliver) → `completed` (buyer confirms); `cancelled` from any of the first three.
+                 * @enum {string}
+                 */
+                status: "paid" | "processing" | "awaiting_confirmation" | "completed" | "cancelled";
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 */
+                createdAt: string;
+                /**
+                 * Format: uuid
+                 * @description Opaque identifier (UUID).
+                 */
+                productId: string;
+                /** @description The product's title at the time of purchase. */
+                productTitle: string;
+                quantity: number;
+                /** @description Rubles the buyer paid for the whole order. */
+                amount: number;
+                /** @description Values the buyer supplied for the product's fields. */
+                fieldValues: {
+                    /**
+                     * Format: uuid
+                     * @description Opaque identifier (UUID).
+                     */
+                    fieldId: string;
+                    label: string;
+                    /** @description For a select field, the chosen option labels. */
+                    value: string;
+                }[];
+                /**
+                 * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
+                 * @enum {string}
+                 */
+                assigneeType: "user" | "api" | "auto";
+                /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
+                deliveredValue: string | null;
+                /** @description The issued values attached at delivery; `[]` before. */
+                deliveredValues: string[];
+                /**
+                 * Format: date-time
+                 * @description Null until taken.
+                 */
+                takenAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description Null until delivered.
+                 */
+                deliveredAt: string | null;
+            };
+            /** @description What was wrong with the last attempt, in words (never the values). */
+            reason: string;
         };
         /**
          * OrderPaidEvent
@@ -833,10 +1007,29 @@ export interface components {
             data: components["schemas"]["StockEmptyEventData"];
         };
         /**
+         * OrderDeliveryFailedEvent
+         * @description The shop's delivery endpoint could not supply the order (after the last attempt, or at once on 409 / 422, or its endpoint was deleted): it stays `paid` for a bot or a person.
+         */
+        OrderDeliveryFailedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "order.delivery_failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderDeliveryFailedEventData"];
+        };
+        /**
          * Event
          * @description One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.
          */
-        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"];
+        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"] | components["schemas"]["OrderDeliveryFailedEvent"];
         /** Order */
         Order: {
             /**
@@ -876,7 +1069,7 @@ export interface components {
                 value: string;
             }[];
             /**
-             * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
+             * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
              * @enum {string}
              */
             assigneeType: "user" | "api" | "auto";
@@ -1335,7 +1528,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
         };
@@ -1348,7 +1541,7 @@ export interface components {
             id: string;
             url: string;
             /** @description `[]`: every kind. */
-            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
+            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
             description: string;
             enabled: boolean;
             /** @description Why the endpoint is disabled; null while enabled. */
@@ -1369,7 +1562,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url?: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
             /** @description `false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on. */
@@ -1421,6 +1614,95 @@ export interface components {
              */
             createdAt: string;
         };
+        /** DeliveryEndpoint */
+        DeliveryEndpoint: {
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
+        DeliveryEndpointInput: {
+            /** @description Absolute `https://` URL, at most 2048 characters, of a public host (the rules of webhook endpoints). Stored in normalised form. Replacing it applies from the next attempt of pending requests. */
+            url: string;
+        };
+        DeliveryEndpointTestInput: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * @description The sample order's quantity (1–1000, default 1).
+             * @default 1
+             */
+            quantity: number;
+        };
+        /** DeliveryEndpointTestResult */
+        DeliveryEndpointTestResult: {
+            /** @description The answer would deliver a real order. */
+            ok: boolean;
+            /** @description The HTTP status answered; null when no answer came. */
+            statusCode: number | null;
+            /** @description From sending the request to the end of the answer. */
+            durationMs: number;
+            /** @description How many values the answer held (when it had a `values` array); the values themselves are never shown. */
+            valuesCount: number | null;
+            /** @description In words, what would make a real answer fail; `[]` when `ok`. */
+            problems: string[];
+        };
+        /** DeliveryRequest */
+        DeliveryRequest: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            orderId: string;
+            /**
+             * @description `pending` while attempts go on; `succeeded`: the order was delivered with the answer's values; `failed`: no attempt left, the endpoint answered 409 / 422, or it was deleted (the order stays `paid`); `discarded`: the order left `paid` before an answer could be used.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "discarded";
+            /** @description Every attempt, oldest first, across retries. */
+            attempts: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 */
+                at: string;
+                /** @description The HTTP status answered; null when no answer came. */
+                statusCode: number | null;
+                /** @description What was wrong, in words (never the values); null when the answer was used. */
+                error: string | null;
+                durationMs: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once the request has ended.
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
         /** @description The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
         ValidationError: components["schemas"]["ErrorResponse"] & {
             error?: {
@@ -1435,7 +1717,7 @@ export interface components {
                 code?: "API_KEY_INVALID";
             };
         };
-        /** @description No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+        /** @description No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
         NotFoundError: components["schemas"]["ErrorResponse"] & {
             error?: {
                 /** @enum {string} */
@@ -1690,7 +1972,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -1905,7 +2187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -2199,7 +2481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -2515,7 +2797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -2806,7 +3088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -3081,7 +3363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -4110,7 +4392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -5352,7 +5634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -5535,7 +5817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -5720,7 +6002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -5986,7 +6268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -6188,7 +6470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -6399,7 +6681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -6693,7 +6975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -6985,7 +7267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -7266,7 +7548,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -7471,7 +7753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -7794,7 +8076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -8005,7 +8287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -8210,7 +8492,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -8425,7 +8707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -8619,7 +8901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -8823,7 +9105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -9041,7 +9323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -9235,7 +9517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -9496,7 +9778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -9695,7 +9977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
                     /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -9714,6 +9996,1263 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    putDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as for webhooks. Shown only when the endpoint is created and on rotation: keep it. */
+                            secret?: string;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    rotateDeliveryEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as for webhooks. Shown only when the endpoint is created and on rotation: keep it. */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    testDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryEndpointTestInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            result: components["schemas"]["DeliveryEndpointTestResult"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"] | components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getDeliveryRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryRequest: components["schemas"]["DeliveryRequest"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    retryDeliveryRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque identifier (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryRequest: components["schemas"]["DeliveryRequest"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderInvalidStatusError"];
                 };
             };
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
