@@ -3,7 +3,8 @@
 // (client/schema.d.ts, `npm run client:generate`), with the key header,
 // automatic Idempotency-Keys and retries (client/retrying-fetch.ts), the
 // envelope unwrapped (`unwrap`), the events feed as an async iterator
-// (client/events.ts) and webhook verification (client/webhooks.ts).
+// (client/events.ts), webhook verification (client/webhooks.ts) and the
+// delivery endpoint's handler (client/delivery-endpoint.ts).
 //
 //   const seller = createSellerClient({ baseUrl, apiKey })
 //   const { orders } = await unwrap(seller.GET('/v1/orders', { params: { query: { status: 'paid' } } }))
@@ -15,6 +16,7 @@ export { SellerApiError, type ErrorCode, type ErrorDetail } from './errors.js'
 export { unwrap, type Unwrapped } from './unwrap.js'
 export { followEvents, type EventPage, type FollowOptions } from './events.js'
 export { verifyWebhook, type WebhookEvent } from './webhooks.js'
+export { CannotSupply, deliveryHandler, type DeliveryRequest, type Supply, type SupplyContext } from './delivery-endpoint.js'
 export type { components, paths, operations } from './schema.js'
 
 export type SellerClient = Client<paths>

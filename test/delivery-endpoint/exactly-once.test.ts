@@ -62,7 +62,7 @@ t.test('a retry racing a late answer: delivered once, one retry accepted', async
   const answered = new Map<ReceivedAttempt, string[]>()
   const unique = uniqueAnswers(answered)
   // The first round answers just around the timeout: some answers come too late to be read.
-  receiver.answer = (attempt) => (res) => { void pause(380 + Math.random() * 40).then(() => unique(attempt)(res)) }
+  receiver.answer = (attempt) => (res) => { pause(380 + Math.random() * 40).then(() => unique(attempt)(res), () => {}) }
   await putDeliveryEndpoint(app, shop, receiver.url)
   const product = await endpointProduct(app, shop)
   const orders = await Promise.all(Array.from({ length: 6 }, () => buy(app, product)))
@@ -92,7 +92,7 @@ t.test('a take racing the answer: the order ends taken or delivered, never both'
   const receiver = await startReceiver(t)
   const answered = new Map<ReceivedAttempt, string[]>()
   const unique = uniqueAnswers(answered)
-  receiver.answer = (attempt) => (res) => { void pause(Math.random() * 30).then(() => unique(attempt)(res)) }
+  receiver.answer = (attempt) => (res) => { pause(Math.random() * 30).then(() => unique(attempt)(res), () => {}) }
   await putDeliveryEndpoint(app, shop, receiver.url)
   const product = await endpointProduct(app, shop)
   const orders = await Promise.all(Array.from({ length: 20 }, async () => {

@@ -168,7 +168,7 @@ t.test('an answer for an order taken meanwhile is discarded, the order untouched
   await putDeliveryEndpoint(app, shop, receiver.url)
   let release!: () => void
   const held = new Promise<void>((resolve) => { release = resolve })
-  receiver.answer = () => (res) => { void held.then(() => valuesAnswer(['TOO-LATE'])(res)) }
+  receiver.answer = () => (res) => { held.then(() => valuesAnswer(['TOO-LATE'])(res), () => {}) }
   const product = await endpointProduct(app, shop)
   const order = await buy(app, product)
   await receiver.waitFor((a) => a.length === 1)
