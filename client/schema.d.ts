@@ -1933,7 +1933,7 @@ export interface operations {
             path: {
                 /**
                  * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
-                 * @example da417fd9-7589-43ee-a33b-e7819ad39ca4.png
+                 * @example f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png
                  */
                 file: string;
             };
@@ -2061,25 +2061,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *             "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *             "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *             "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *             "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
+                     *                 "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -2094,19 +2094,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
+                     *                 "id": "10023aee-8d2e-4797-b558-6411f5c94062",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
+                     *                     "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
+                     *                     "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -2121,8 +2121,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-22T12:55:06.344Z",
-                     *             "updatedAt": "2026-11-22T12:55:06.344Z"
+                     *             "createdAt": "2026-11-24T15:45:42.077Z",
+                     *             "updatedAt": "2026-11-24T15:45:42.077Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -2291,14 +2291,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                 *       "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                 *       "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                  *       "price": 5.99,
-                 *       "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                 *       "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2360,25 +2360,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
+                     *               "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2393,19 +2393,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
+                     *               "id": "10023aee-8d2e-4797-b558-6411f5c94062",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
+                     *                   "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
+                     *                   "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2420,8 +2420,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.344Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.077Z"
                      *         }
                      *       }
                      *     }
@@ -2649,7 +2649,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -2680,25 +2680,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "ca3fcd8c-be0a-445a-abed-3b173084fb98",
+                     *               "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2713,19 +2713,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "1b9101eb-c702-473b-8ab7-d4ea625cb200",
+                     *               "id": "10023aee-8d2e-4797-b558-6411f5c94062",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "a2535e6e-52db-4df8-b5d8-cc9673e1830b",
+                     *                   "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "6f863a48-2db1-440a-ae08-ae36c0238e1e",
+                     *                   "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2740,8 +2740,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.344Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.077Z"
                      *         }
                      *       }
                      *     }
@@ -2894,7 +2894,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -2904,14 +2904,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                 *       "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                 *       "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                  *       "price": 6.49,
-                 *       "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
+                 *       "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2971,25 +2971,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "id": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3004,19 +3004,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "95da8ec9-ff31-4594-96e7-a29d13a6a4b6",
+                     *               "id": "4c9005cc-84bf-4bd7-b701-a08623fa2058",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "e4caccaf-90a2-46ee-a916-921e1d3d0c9f",
+                     *                   "id": "9b4de396-8509-448a-a033-8b64f14e0eb4",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "40aef0c9-99f8-423f-a7b6-048465203dad",
+                     *                   "id": "02059d88-3b25-4e85-bc24-c64116de75b1",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3031,8 +3031,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.420Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.600Z"
                      *         }
                      *       }
                      *     }
@@ -3206,7 +3206,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 35993d0b-8784-4c7c-ac84-a30cd10ea1ba
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -3246,25 +3246,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "id": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3279,19 +3279,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "95da8ec9-ff31-4594-96e7-a29d13a6a4b6",
+                     *               "id": "4c9005cc-84bf-4bd7-b701-a08623fa2058",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "e4caccaf-90a2-46ee-a916-921e1d3d0c9f",
+                     *                   "id": "9b4de396-8509-448a-a033-8b64f14e0eb4",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "40aef0c9-99f8-423f-a7b6-048465203dad",
+                     *                   "id": "02059d88-3b25-4e85-bc24-c64116de75b1",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3306,8 +3306,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-22T12:55:06.344Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.678Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:46.109Z"
                      *         }
                      *       }
                      *     }
@@ -3650,7 +3650,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3658,6 +3661,11 @@ export interface operations {
         /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "autoDelivery": "endpoint"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StockPatch"];
             };
         };
@@ -3680,6 +3688,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "stock": {
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "autoDelivery": "endpoint",
+                     *           "optionFieldId": null,
+                     *           "lowStockThreshold": 0,
+                     *           "deactivateWhenEmpty": false,
+                     *           "deactivatedByStock": false,
+                     *           "available": 0,
+                     *           "delivered": 0,
+                     *           "removed": 0,
+                     *           "options": [],
+                     *           "updatedAt": "2026-11-24T15:45:44.861Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4557,30 +4585,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "54ac66d4-7efd-49ba-8f99-bf640bb5670b",
+                     *             "id": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "2335aec2-b9c0-4526-a11c-b746d9138039",
+                     *                 "id": "4af9e68a-9ee1-4be2-8df2-0ec009d4fe91",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a4ae3c4f-ddfb-4556-98f9-50b88b2f2896",
+                     *                     "id": "7be2f51a-e95b-4cd9-96f5-418eec4b62e4",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "057030a8-ef3c-43a8-aa51-e2d60c2e2882",
+                     *                     "id": "9c760105-01fb-41d9-be75-51bf3a19ed32",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "28a6cf01-3dd7-4e5f-8ac1-931a2afb6cf6",
+                     *                     "id": "08ca7fd4-3e5b-4809-98d5-977d1bc9a584",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "c8760a19-4535-4eff-b9b0-9f9957eeb8e4",
+                     *                     "id": "65dbfd09-aa47-4c37-a6dd-c87ffe2fe693",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -4588,30 +4616,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c434e992-93c2-4ca4-8bb3-0c74754de3ed",
+                     *             "id": "244cb80a-4bf0-4e2c-acfa-5bc5ec681d95",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "02f56384-ff55-4ab2-8cbc-0bf8a3eb249a",
+                     *                 "id": "ce725210-0c1a-43fd-aa3e-8571059b48d7",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "fdb49baf-2c15-4edd-a13d-21a41e0f2cab",
+                     *                     "id": "7bf0066f-ec7a-46d1-b82e-02e6bdf0c12b",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "e8f74c69-f659-4cbf-9f93-2b0321e1878c",
+                     *                     "id": "37378e1d-db10-4190-8f8c-ef1ee7911b71",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "3e2a164d-69e4-4962-9bfb-0ebb46a5e599",
+                     *                     "id": "d87b1ba7-a2a7-4c63-ace6-544f5b5d48f8",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "fa77b372-17cc-4a82-ac96-a12db7b41584",
+                     *                     "id": "fd5adc87-6c37-44d5-a4e8-087afbb7018e",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -4619,30 +4647,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "0dcea4c4-4419-492a-bfe7-a674714772f8",
+                     *             "id": "0da44231-f728-4f7a-bdf6-ba8ce670b543",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "7f2a4127-4fa1-4563-9780-15f19ceab8c5",
+                     *                 "id": "84039328-1283-4fc5-95c9-301e79c19aee",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8a45541f-8691-40db-8423-868b3df3f3b3",
+                     *                     "id": "b9271849-606d-4d45-abaf-b745c01f6470",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "c2564389-56a7-4b9f-9ba8-af511978f31b",
+                     *                     "id": "0a3bf7c6-c79c-4a57-8001-e420c9471c83",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "92b57a33-756f-4e71-84f2-58e0434b231a",
+                     *                     "id": "75311be7-5b69-49bb-85b6-fa6672a9ca53",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "63138962-3fb9-41a9-9ecf-fb7bd6c2f63e",
+                     *                     "id": "3b89cf3d-af11-4f14-b34a-e3d36ec7a74e",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -4650,36 +4678,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "7a41d575-b864-45c5-820f-ae447feec18a",
+                     *             "id": "ac6f4654-c3a3-4484-b1e7-172c1e0c0d13",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "d90b154d-ec30-45b0-a48b-412dcf018cbe",
+                     *             "id": "8a7eb773-9f37-4739-8b4e-e00d7a529ba6",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "ff2b7f8b-8bad-4088-9370-bcab1780503f",
+                     *                 "id": "a4a635f4-9458-4b16-960c-36f0781b73e6",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "19095f1b-0194-413e-87e6-69eb73036b09",
+                     *                     "id": "c70bd726-f937-4a4b-a960-38caeefc8a9f",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "1758f217-66db-4f62-8223-fcdb156fd37f",
+                     *                     "id": "c8a91ac7-0912-4fec-9468-618e2293737b",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "61f4dd78-ac1b-4417-9d19-25db67f3d65d",
+                     *                     "id": "85fbe366-b5ca-4843-b65d-2679b212b43c",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "08582b5e-00d2-45b5-bec0-15c3bae06cac",
+                     *                     "id": "6e075b14-a9cc-4bf7-8c5c-e3fbfb25f3e3",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -4687,50 +4715,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e27a2fe0-8f41-4534-9206-fe28c12a31af",
+                     *             "id": "9ed17f13-8885-4de7-a723-c87349778b22",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "99d237d6-3197-4cec-9b83-7bf6dca578d8",
+                     *             "id": "2d8f5bd1-eadb-44ab-9ca3-3384a688cd78",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "e868a314-b05a-4651-bd7b-1a5fa6fc55d7",
+                     *             "id": "808e67e0-3ff8-4db9-a430-2e92a25ad770",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "9e597dde-af48-4d01-b293-88525273427a",
+                     *                 "id": "f4124a4a-0f20-4ce8-bf60-6302c7fafe0d",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2d86be43-fc8e-4ef6-9b42-0268b4b86305",
+                     *                     "id": "c2037963-e992-41d1-9e75-d0478b293c59",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "4e0b3768-e3ca-4b63-b12a-13434e096e01",
+                     *                     "id": "401d4b8a-819a-4859-949d-45c4198f9aac",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "3c257c0b-51c3-4790-8cc8-931cabb74340",
+                     *                 "id": "7412118e-5afc-45fc-9308-3af44b9f658a",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e9ff68da-3e33-47d2-b351-d26941df7a25",
+                     *                     "id": "d0e507af-c7c1-4011-a65c-b7a6729cba37",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "83ec6048-3bae-49ac-a62f-1b58beefd6fb",
+                     *                     "id": "3fa2a113-987d-4df3-9312-d83628c3c76f",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -4738,34 +4766,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e87df3f1-14f2-4268-abd9-64a2fa0e722c",
+                     *             "id": "d3a9ef82-cea0-4b2a-9225-7cc80ab07b43",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "4e2fa22f-83a4-41c3-84de-e9bedffb6d48",
+                     *                 "id": "9bbd8b04-7314-4f9c-8e20-aaf914b485a8",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e268fd4c-775f-423b-8a85-1fa3ddec35ab",
+                     *                     "id": "53532109-c73f-4a6d-9e89-579cdd56674a",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "a60c7d46-cee3-4477-9af8-9443488efe2b",
+                     *                     "id": "64bb6e3b-b3d7-4ee6-ab1e-64853424bc0b",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "17c4cea8-f482-421e-8a6a-cc4f43320958",
+                     *                     "id": "c747a595-3f9c-4ec6-8a87-7f9ea0f5c814",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "6d777236-fe1f-4ee4-a980-9bcd241f3d82",
+                     *                     "id": "4fefa58c-98b4-460f-be5e-ad2f93bd729a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "44ecb714-827c-4460-acb3-585731f4444c",
+                     *                     "id": "0d52d6ca-d21f-43af-838c-0cce3f7ade33",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4773,58 +4801,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f1596481-c792-4ac9-b662-0288f8925a02",
+                     *             "id": "f19ef604-6d64-44d2-8151-31eeea797966",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "6360b971-d317-4abb-b84c-c53af588b3f8",
+                     *                 "id": "b5162540-c8d1-4e3f-ba43-f1a0fb222459",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "115ac4a8-00d6-4598-ba86-9b4607b0ff4e",
+                     *                     "id": "ccd40afc-a42b-4f12-9aa9-8d1cdc907845",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "dcb1e073-eec6-4625-a337-0c91c2e7b083",
+                     *                     "id": "121e488e-1fa0-4554-a7d8-8a6fc6cab83d",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "4278bcab-32e9-43ea-94c5-83c19e24cbed",
+                     *                     "id": "e77d900f-45fd-44ee-bde8-7e1626ad798c",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "72b0e740-9eb8-4abc-81af-c7b510ccb4b2",
+                     *                     "id": "e5237756-0547-4fd0-b27c-557dfa2bba35",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "d85008c4-c054-4705-a19b-956366eac2f5",
+                     *                 "id": "f3c49823-85f2-4a66-8f88-c3db144e9b9a",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c94f2e68-ac44-4484-9d63-f3d532e79e8c",
+                     *                     "id": "8c8b0e09-0ef9-43ab-a772-e578f841ce48",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "8190fbb1-8998-4765-822d-ab50fbb3382f",
+                     *                     "id": "a4efdba2-3a06-4683-abc4-10a29c823135",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e879b0bc-7e2a-4b8e-8f68-68dd2d52ea05",
+                     *                     "id": "97ff9379-ffa1-4d7c-9a23-15fbf429567c",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "294cfcf8-6700-4a08-bef5-89da59ab0793",
+                     *                     "id": "54beef48-0954-41bf-a36e-5353b6d450b3",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "4afe633e-52df-4105-9567-dc6069d3abca",
+                     *                     "id": "0f621754-6d12-41ed-9b22-bc7da837efda",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4832,28 +4860,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ce6f3fba-5d99-4b60-8dec-7f0dfcd62fcd",
+                     *             "id": "5ad849eb-ae2e-4c14-bf9f-2269b036d879",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "1aad9b9e-e566-4d15-87dc-85a163fb5d9e",
+                     *             "id": "7d7f9293-2761-402f-8c1d-83544fa5f14a",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "c22e0122-57ae-4204-aba2-a7ba3016c0e9",
+                     *                 "id": "114d2aac-52ac-4d42-8f3c-808abb672fa6",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "6bcca672-cb02-43fc-9d21-3bd15709257b",
+                     *                     "id": "82fe597b-1326-4665-a4b6-14fe242b0be3",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "7b03270e-979e-48b4-9936-ccc55928eb69",
+                     *                     "id": "1e551b61-a6cb-4dec-90b4-3380133bc053",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -4861,34 +4889,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "cef90012-5254-40ed-9938-588277ebf890",
+                     *             "id": "d3535d1f-371f-4c22-9249-e7c7069fc626",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "25ead194-81cc-461d-8b9c-8165c4dd57b9",
+                     *                 "id": "eed50f47-c993-4ea1-9865-1997cd63e0ee",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f7f83a6b-5d4c-4969-a821-67c44d374e77",
+                     *                     "id": "efd5c817-3636-49f9-a461-87b1fe1cc90e",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "2493a397-93ce-495a-968e-00bfc7fc317e",
+                     *                     "id": "03d20d30-3194-4f39-982b-78310276d2a6",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "a87804a0-f39e-48d6-973e-559749c8906b",
+                     *                     "id": "7b8cf95a-cc56-4375-8484-de939870a76e",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "8a665dc2-c168-457e-8b7c-5fe0b45011dc",
+                     *                     "id": "f0717dcd-2ff0-4970-87fc-03eae81b5681",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "21d13a64-81b9-4ccd-aa58-8ffcf2995967",
+                     *                     "id": "b86f304d-5c11-4653-8d1f-5103f5c97ffc",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4896,34 +4924,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ce387843-8688-4472-a805-c98c22634150",
+                     *             "id": "97d2be66-5462-4649-ac76-68346072a593",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "165ea3d9-2ed0-4b9a-a668-854fc1a65161",
+                     *                 "id": "c58d2bef-f161-4e4b-b4de-6fdf046b2da2",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "041159da-c121-435f-8ea9-b15d0a0895d0",
+                     *                     "id": "b1b37fff-8f36-42df-84cb-fe4f6c371adf",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "d9992354-b8b6-48d9-aec1-1574b4908ee7",
+                     *                     "id": "8198e273-ae33-4822-9e45-9fb01e243170",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e21954ee-41f5-44d5-9d3a-2bfb06d0d2e2",
+                     *                     "id": "12dc04c3-9611-4dbb-975e-e216bba5a706",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b99c943c-c457-41cc-8fba-6ebe8a72b784",
+                     *                     "id": "5e097ff6-5f3e-4fdd-af01-679c3bc79452",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "c00f8b15-871d-4e89-8429-b538ca0f0ea7",
+                     *                     "id": "53915f93-09e8-4dc8-a989-ab2db71108c3",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4931,34 +4959,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "cb14a3f2-eece-4e4d-b46c-fc237969eb16",
+                     *             "id": "edf7f33e-464f-47c0-a9b1-1fa75ede0e2a",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "a3fed534-00a1-4732-b025-5947a3737aea",
+                     *                 "id": "1a00b082-89c4-4c04-9289-16b8b5676e60",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9197dcbc-686f-4e61-bd9a-57c82a4ecafa",
+                     *                     "id": "87fa9229-00c8-4004-91f8-3503517ccd9c",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "4608d936-18e5-46bb-87b7-afa3f6112488",
+                     *                     "id": "c5f81a8a-4009-4c1f-8a58-36ea1ddbd568",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "3527a4d7-b960-4e24-92b6-ddcec83a9a0e",
+                     *                     "id": "fe30fc2f-7d08-405e-b712-d7501a88c511",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "6e481755-9219-4468-9db7-c6da439bce11",
+                     *                     "id": "0a6c643a-a77b-439a-85ea-2a1d7d99fc0b",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fa5ef934-18cf-41af-b81a-5729cf829e00",
+                     *                     "id": "bde2b08d-2ae9-431d-9800-1555992176bd",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4966,34 +4994,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "022406a2-4082-46ce-aae3-d4251cebfdd8",
+                     *             "id": "5a7fd3a7-3e39-4471-ad8b-c1358b0c37bb",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "2c115d76-245f-4d4a-b233-298c3ea623ca",
+                     *                 "id": "bf223970-bc4e-47cd-9eab-14037c875244",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "117b7f82-5293-45d2-9a00-f71a54c3cac9",
+                     *                     "id": "9ab72943-7564-4476-a2b2-0bacea6ebbf2",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "0a8f2095-be8f-4696-b4d1-ac0d833342c8",
+                     *                     "id": "d2d48f16-0420-413a-b86c-3526b29b692c",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "eec1e9a6-cea7-4556-a70e-fb9956a792cd",
+                     *                     "id": "e873d6f4-f291-4ad4-8c90-1441a8100855",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "60183988-3a51-49f2-a096-fe119cfc2368",
+                     *                     "id": "30a36906-1773-4197-a3ad-d36d0436f19a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "ddb822af-5a1c-41a5-a85c-cfbdc188bb0c",
+                     *                     "id": "a7b6458d-1d70-42d2-9776-81feb159c003",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5001,34 +5029,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "2b0405f2-a05c-483f-900d-ff78f63cf3c9",
+                     *             "id": "d9bd1388-6ead-4fcd-8893-f420d1b7845a",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "2fb4d187-cbcb-463c-a957-48294fe792e9",
+                     *                 "id": "75a917f1-dad2-4e24-85a9-251bd8f4d0bf",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2229da7c-d86e-4757-a9d4-581af57ef477",
+                     *                     "id": "c3a79b94-1762-4ab2-aa02-ff6db9eba4f9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "700a26bd-0dcc-4453-895d-0f448ef80200",
+                     *                     "id": "8e2e198e-176b-4f20-9318-20716305922a",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "767052de-cdd5-4939-8cbb-cb68173d9d19",
+                     *                     "id": "2e963f93-1493-49ab-843e-432be549be12",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "e8ddb7eb-67b4-4031-9153-912b6014330a",
+                     *                     "id": "a9e0f330-688c-41f7-ac26-2d06721080eb",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "22eecab5-595a-40e2-a3d7-6398595af954",
+                     *                     "id": "0145e9b6-3cec-4a10-b068-9d970219b872",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5036,34 +5064,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3754a385-b8c9-4782-952d-3eff63b2346f",
+                     *             "id": "04c969ef-92ee-4f4b-ac25-e065b58a221b",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "24699801-d3fd-4b1b-8caa-8b5f3443aa54",
+                     *                 "id": "b4694813-b254-4fec-b627-0335f6efba66",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5976137e-c947-49bf-a89e-7d5b963dfa08",
+                     *                     "id": "546a5254-f920-4254-89fb-e31981ce73c9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "808f3ff2-8158-4db8-a548-2661edde6340",
+                     *                     "id": "c953dd61-ec8d-40e2-8652-28b6da8fff36",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "484515c2-f74c-466c-9405-e037546857d5",
+                     *                     "id": "15509a4e-d172-4667-9852-6e114194a8a6",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "0d46fa01-f604-4787-9ef8-9593071ec4b7",
+                     *                     "id": "c3fc965b-2d82-4436-96f3-130276d2329e",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "2e06688e-ea96-43c8-b006-6a6a2a50a8ed",
+                     *                     "id": "5cbc56a0-7fe6-4b8f-9c7b-ed96b573d794",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5071,34 +5099,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1e0649bc-af66-4ba7-bf43-68331699b9de",
+                     *             "id": "40e671b2-4381-4b27-b03b-ff824f14468b",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "5e78b377-8c72-4ee6-a52e-6738e05cd15c",
+                     *                 "id": "2fd28494-c4ba-43e2-9483-2787f63bfdc1",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e2182104-f226-42db-a785-64e4a703bc21",
+                     *                     "id": "39471085-863f-48a2-903d-00ca583ed2ff",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "9c2d359b-1be2-4249-a74e-d2924a945165",
+                     *                     "id": "f065ce48-2a82-4885-ad56-834a7c7f75cd",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e41b55cc-529a-46c2-92df-ccc3227e106a",
+                     *                     "id": "2ca1dc9b-094d-4227-b6cf-ad080985113b",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "d16b763a-2103-4518-8690-15b852b2c57c",
+                     *                     "id": "5c7a1e7d-fe44-4d34-87c7-900284fa68bf",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "e9511c33-dbac-4362-ac98-0df2fbddd395",
+                     *                     "id": "7b964ece-944d-4be1-ae74-81c442bf4cc7",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5106,34 +5134,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a812d100-a23d-4791-a788-fd7aa7f39d2d",
+                     *             "id": "5b10bef5-16a4-4503-b80c-7340df8d7ed7",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "cbd5cf6c-ce41-42a2-98b5-f6e947f980a7",
+                     *                 "id": "385cd34f-9aa6-4b28-abc7-cd3efb9bd6f3",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "31534774-1ad8-4db0-91e5-846d96a28b49",
+                     *                     "id": "9d372327-30eb-4589-96e1-a834e696d0b9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "044e67a6-68bb-4ac6-970b-b2434866a54f",
+                     *                     "id": "9a5c8e98-bf5c-491e-b75c-ce81d6355e6a",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e663985a-4369-446d-81b7-57eac371e71f",
+                     *                     "id": "e9284b5c-0d79-4dc5-868a-4453992d2900",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "2723dfd5-9b90-4315-a721-e4d39db78559",
+                     *                     "id": "71386c35-0d1f-46fa-8d06-3b074a249383",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fe5a6821-8376-40e4-8aae-5dceb73760bc",
+                     *                     "id": "fc9a8435-6029-46ee-a2f2-9321cae56989",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5141,36 +5169,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e8776dce-bd3c-43cd-94cf-d252926e7884",
+                     *             "id": "4d5f6c77-efd6-46d5-817e-090c206d65ec",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "1689b5f5-3960-4538-94a9-9c38a547109f",
+                     *             "id": "9d1674a9-127b-4168-9898-8c276b1c00c5",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "6ea68839-c097-49fc-90b1-6d67c762a5dc",
+                     *                 "id": "ade4a056-1f22-4896-af76-f898612343c8",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "032bfcdf-811e-41ce-a81e-421da501ae97",
+                     *                     "id": "c2fd809b-a0bf-4c1d-bb34-47260e0551a4",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "f31267c4-7778-404d-a71f-5f9403371b46",
+                     *                     "id": "480e4b52-2b8a-4daf-8b43-a1c847ca6a08",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "a060b465-4630-4279-b76e-7d73419e9797",
+                     *                     "id": "e2823d46-efcb-4056-858e-17ebf50439e1",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "2fb772c8-943e-4331-ae08-b4a19c7ded88",
+                     *                     "id": "d8f93e0e-f6ce-44d8-9d33-c317090fb85e",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -5178,50 +5206,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9deecc6f-e5e3-47b0-ab88-2ef115ebbc98",
+                     *             "id": "fcba0b6b-2af9-408d-919b-45e45a96e52d",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "7f1cd99e-e331-40fc-9bc3-01927aa5c969",
+                     *                 "id": "3b9170d2-8b62-4e65-bd20-1b401fa58b43",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "13d1754c-8e37-45d1-bf18-634e4f3c292f",
+                     *                     "id": "e0d77f45-5f1e-4698-957c-2a2395c2a931",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "db754125-5c04-440d-9f01-82dd570057d6",
+                     *                     "id": "3e9c2b06-dc6c-45ff-9389-e5d9663a5d08",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "b7522011-0aaa-4ffc-9732-6c366692420c",
+                     *                     "id": "4b1c9703-b17e-4b3a-b331-e345d0c06bb3",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "5339ad51-8c93-4986-bd12-e721783f650c",
+                     *                 "id": "83d8eee4-574e-4fbb-8fb1-e1a2546cfdd8",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7bf12347-8e78-4c54-b900-66201432b65b",
+                     *                     "id": "f3e5b274-ac2b-4859-bf0d-4ff17d8a8a84",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "982470c9-633d-4921-9e16-f5450d4c9d9b",
+                     *                     "id": "aee03ead-f310-4ca3-a06e-cf953878d1f1",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "b6440010-c6fb-4442-9b10-627e80cd6cb4",
+                     *                     "id": "0f9677f0-e34c-450e-ba2e-cd887105c0e6",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "0c79429f-dcf0-4ce0-9539-3b22a045031b",
+                     *                     "id": "fd51dca7-3793-49e3-ba5c-fc97c97d652b",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5229,30 +5257,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "65fd18f5-3d14-47c2-8fb6-510f77289d63",
+                     *             "id": "aa0a7ef7-b035-4e08-b329-149bc9138990",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "80b7fa62-a187-4866-a3c0-f81966ae8375",
+                     *                 "id": "6d971a0c-c080-4efa-b360-72a01d6098fd",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ab89627c-c8d3-4151-9a51-22fdf2e1d961",
+                     *                     "id": "b45cfb2b-8671-4557-b9fb-c0fe2339e82e",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "7cbdfb40-3155-4b0f-97c7-3098a1eaca06",
+                     *                     "id": "fb56d2d0-baba-4da5-9e93-5a2a4f9ed7eb",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "3f110199-0d1a-4367-8228-bf90d10a862c",
+                     *                     "id": "1e39aae7-c696-488c-a7e6-b1354ac3c020",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "c6b009a9-5ba7-4882-b307-96cde84cd949",
+                     *                     "id": "de200ba4-4354-4aea-82b2-0f5cd2a3e480",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -5260,30 +5288,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8d48d317-0fb2-42f0-9b99-d27a0c936294",
+                     *             "id": "3fa241c1-3bac-4826-ac9e-41aefe743780",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "e1361600-c311-42c7-bce9-ea8ee011ed16",
+                     *                 "id": "f16ba8ec-c30a-4c23-bb05-7762f7782316",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9743f9fe-b6c0-4b41-b5d0-cbf8f7d972e4",
+                     *                     "id": "d1df6f20-9449-4946-82aa-1859bc2ef8b4",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "2a8f12a6-3493-46be-9bf5-61088ddb0a7e",
+                     *                     "id": "0ff4d220-2098-48e9-9c36-5bb0ee013a72",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "5c6ffac9-1182-4725-a255-36a224b65d23",
+                     *                     "id": "2ddb23fc-0566-40fd-ae66-e554af583c21",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "58184603-b0f3-484c-b784-4500c8ef592b",
+                     *                     "id": "b9f6189f-f83c-448b-bcb9-a1e443dbc551",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5291,26 +5319,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1d22224a-4fe4-4968-8bb7-5404af4a3752",
+                     *             "id": "93a5e1e1-c7ec-4fba-92e2-619821e5d620",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "ab94e6b4-e8c6-4035-8b20-00487d2ad504",
+                     *                 "id": "0ac11d5b-d588-4ed6-86e8-9ce77972cca0",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "bf368752-7926-4bbb-afb4-90d01dcb3ca4",
+                     *                     "id": "76e3dd8b-d19b-4e81-b9f1-152e1f0f0ff8",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "8aa041dc-5ac0-49d9-baf8-9564471a7194",
+                     *                     "id": "21096231-9a70-4c2e-a178-21dedfb2604a",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "ded06cd0-c01d-4d3c-8eb7-f02b6b566215",
+                     *                     "id": "2b106647-6b43-4e4a-8908-c0b70c2d147e",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -5318,22 +5346,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "fbb06ccf-0d06-4876-a90c-da02fe48c42f",
+                     *             "id": "38644f09-f3fc-4c8f-bfb4-95d234c348cd",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "1e039e39-47c9-40e7-a196-0585df066717",
+                     *                 "id": "b2cf727f-daec-46da-8ea4-09c448e359d4",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "64c1aa07-da97-4f8a-9eae-9c18100b5540",
+                     *                     "id": "4c2a8571-472a-4187-9e57-22cb29b9e9a0",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "1c2beab0-f418-4657-a205-ca5461b34c54",
+                     *                     "id": "401e6cfa-e1c9-4ad1-a970-c3f3663e7e07",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -5341,46 +5369,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "46b9dfcc-3497-4b91-aeda-ef6f27a72ebc",
+                     *             "id": "81354973-f1f5-4235-806f-17ebaed0cd9e",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "2ae1a905-ccf3-47bf-b34d-6de390dfdece",
+                     *                 "id": "f0244c92-0787-4678-b113-12cce5c1ee0c",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4eb94b8a-a2b8-48f3-ac88-a751c2e5b1b2",
+                     *                     "id": "88ccc005-f55f-4945-bd72-86a8d6e75770",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "b1de89e1-f408-4db4-bb2d-1ae392eb17f3",
+                     *                     "id": "b748d8b9-ff94-4075-93c5-a42d094674a1",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "89268895-f974-4de8-aa7e-cbf6bad60d4d",
+                     *                 "id": "e18d389b-64b7-4537-9d2c-c039e8f52859",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2ef9537b-c25e-443b-bfec-1a485c46fa5f",
+                     *                     "id": "34bfe10c-8ee4-443d-99a7-685b9c49e66c",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "786397b1-3551-4d79-bfac-6ee9b66fe8ff",
+                     *                     "id": "2347f2ca-d7d4-428c-9d29-fc44e120a222",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "a87fda5c-dc69-44eb-a16c-f0b295841de8",
+                     *                     "id": "b10af886-3b1e-4976-b398-c637040e1944",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "4f182020-a95c-4c4c-98c1-b321fd8ac16d",
+                     *                     "id": "2dd0c9f6-e482-46a3-9e97-455d906e24ce",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5388,78 +5416,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1b9c255c-f26e-4a08-8729-bd3d25171a44",
+                     *             "id": "9ef51985-26a6-4be8-8693-89f2aa3f7450",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "93df22af-466a-4427-a1ce-0a80f2b3663c",
+                     *                 "id": "a371cff2-af08-4b29-9239-e5797866e264",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d593a204-0e45-4e02-9a49-fe1ea12bd806",
+                     *                     "id": "8b83c032-7217-41ae-8ee3-b828d9fedba7",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "3c200353-c6ee-443d-961f-9b93b689dcb7",
+                     *                     "id": "d37c1dfd-b982-4163-8fec-55351f04a5d1",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "7eab09cb-72bb-42be-866a-c50bcb1e1080",
+                     *                     "id": "93525175-9e3b-446a-be13-7b59d05d5580",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "1dcd476f-1d07-4f02-a9b1-cc186a71b45f",
+                     *                 "id": "b6506689-5a33-4d84-9fd9-db9f3c97b3b9",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4bcd25ec-c689-4c7d-b696-90c03696fc6d",
+                     *                     "id": "75c6b19b-b9b5-4009-af35-4dba9a41d551",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "09d41336-f9c7-4dd2-84d3-b5cdbd2de162",
+                     *                     "id": "59e92b33-73c7-4898-80a9-0e3a61f41cba",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "79879b59-84f7-434e-b61b-ea22a07d320a",
+                     *                     "id": "3fb04ead-997e-4612-87d1-2579bb79fa81",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "8b3927bb-5eee-4a25-831c-a62e0b2a1790",
+                     *                     "id": "0b7b224f-1129-4aed-88cb-23e8b39bfdc6",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "7ae9f89b-6ca4-4a51-a38a-af72edf53842",
+                     *                 "id": "3db21b5b-9e6b-4cf2-b4b8-7500f465a02f",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e6518c5e-5f46-4161-aad6-173325aae2a8",
+                     *                     "id": "3340c680-da22-4ad3-a8b2-aaa2c28adb46",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "fc87dafe-1c2d-4f28-bc47-b85d800f181a",
+                     *                     "id": "78b7f06e-90da-4ae5-b404-4d975973d9ac",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "23a4c2d5-495e-40a9-980a-fc20e8ac0055",
+                     *                     "id": "afb2b359-31a3-4844-89c0-46a5a689017c",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "2a0e3029-d91a-4c4b-8d20-c77a5f64d9c2",
+                     *                     "id": "43c0ca5a-951b-4b60-8869-c10be9425d8e",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fff09764-0c9f-4cfc-963b-f4d4d509595f",
+                     *                     "id": "a98d18eb-14fa-46e1-a2e2-4052ec787598",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5467,30 +5495,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5d386dcf-e748-450f-bc8f-1daf91642a41",
+                     *             "id": "499902c3-ca08-4a82-b80b-09f314ccb8d5",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "83e93b1a-9d4c-45ba-9158-099f08ae13d4",
+                     *                 "id": "931283cf-ad4e-44be-9587-696e399522cf",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "66ade350-87af-48fd-aa07-cdf2ff148935",
+                     *                     "id": "310541d8-a772-4c83-bccc-d2c171159b03",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "36488840-42b9-48a0-8f3d-857eb57b9753",
+                     *                     "id": "ddbeb4ce-ee72-45be-b65b-bca1a5d27d9c",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "a2653911-1039-4b13-af61-5b4ae72cac23",
+                     *                     "id": "af76a22f-90e4-4501-b8c5-a4e51cce9a68",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "f79f20f5-6a84-4b7c-b08f-6cd5dcf56677",
+                     *                     "id": "130a069f-e3ed-42a2-b352-b5061634b25d",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5498,50 +5526,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a5ac8449-7ee3-4f8f-b9fc-1d75fc9be2f4",
+                     *             "id": "e9f73efc-9c4e-4a6e-bc2b-eb34c3ba7904",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "911a37a1-f2c9-4056-8f88-1be06914685f",
+                     *                 "id": "403e7f9a-477a-4565-81c6-272ad6b926f6",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0128aee3-cf4b-459e-9e93-b15049f8e476",
+                     *                     "id": "731ce63d-cd62-4c6e-8b12-afb4e8ca1c38",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "42cb3327-ec26-45ef-88b9-7d9b84b74220",
+                     *                     "id": "200cc5c7-53c9-4575-b287-9698f3f9feb2",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "5c9b90a4-0073-4618-9c3d-a8985b82a072",
+                     *                     "id": "ef863bb1-a49a-4bec-aea9-1db793dfac41",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "cdf07ecc-63f6-4494-adb6-0acd1fdd33a7",
+                     *                 "id": "0b76117f-aa18-4764-beab-07998356f294",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "324a880a-63cf-4f5d-bee0-1cb890e6f3a4",
+                     *                     "id": "6e83ac9f-6ef6-4763-95d0-5edec19296ea",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "b70f1e79-2edb-4e12-af65-47e8dbb09550",
+                     *                     "id": "f7e9ba3a-af3d-44ee-a60c-9f5f90f12b3f",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "0973fada-b7b3-42bb-8460-8e74cb73b5b8",
+                     *                     "id": "7f2d51d7-97c5-489f-a14c-e18a00db355e",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "cf8759d1-a92f-4d89-b53c-ac421b36bb0f",
+                     *                     "id": "7c2ee13c-9519-4898-aa86-57a69c4f8f05",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5549,30 +5577,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8477de3b-9949-4fe8-9148-8026dbeda658",
+                     *             "id": "caef1dae-ad5a-4c05-8b2c-3fe5410dd65e",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "c23b5b5d-c959-46f0-bc8f-837ee1fc0a80",
+                     *                 "id": "a223c690-b51c-4e08-8bd7-06a146e4a912",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5a0bce0c-79bf-4bec-ad4f-4d14b51d54a4",
+                     *                     "id": "22a928c7-3a9d-463a-a2e8-f832f483d446",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "ffae98bd-b1ee-4c5b-87f2-c706c41458c3",
+                     *                     "id": "b48d5dae-5566-48d9-b2b5-e1c3191da27e",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "f1eb6d9d-0941-4a2e-b47d-012dd572653b",
+                     *                     "id": "ddc5f559-22b0-405a-9e3a-707b9eabfa88",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "d1ceca92-5935-49a6-b1e2-0cbe9366458b",
+                     *                     "id": "1fd74949-b45e-4170-9ce5-42f13a4010cc",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5757,10 +5785,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "a236286f-7fcb-4949-8268-8c53516b218f",
+                     *             "id": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-22T12:55:06.288Z"
+                     *             "updatedAt": "2026-11-24T15:45:41.590Z"
                      *           }
                      *         ]
                      *       }
@@ -5948,8 +5976,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "da417fd9-7589-43ee-a33b-e7819ad39ca4",
-                     *         "filePath": "media/da417fd9-7589-43ee-a33b-e7819ad39ca4.png"
+                     *         "id": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *         "filePath": "media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png"
                      *       }
                      *     }
                      */
@@ -6166,16 +6194,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *             "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-22T12:55:06.465Z",
-                     *             "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *             "createdAt": "2026-11-24T15:45:42.872Z",
+                     *             "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                 "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -6187,16 +6215,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
+                     *             "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-22T12:55:06.510Z",
-                     *             "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *             "createdAt": "2026-11-24T15:45:43.100Z",
+                     *             "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                 "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -6365,7 +6393,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -6396,16 +6424,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-22T12:55:06.465Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:45:42.872Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6570,7 +6598,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -6603,16 +6631,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-22T12:55:06.465Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:45:42.872Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6620,7 +6648,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-22T12:55:06.547Z",
+                     *           "takenAt": "2026-11-24T15:45:43.284Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -6852,7 +6880,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -6895,16 +6923,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-22T12:55:06.465Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:45:42.872Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6914,8 +6942,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-22T12:55:06.547Z",
-                     *           "deliveredAt": "2026-11-22T12:55:06.606Z"
+                     *           "takenAt": "2026-11-24T15:45:43.284Z",
+                     *           "deliveredAt": "2026-11-24T15:45:43.793Z"
                      *         }
                      *       }
                      *     }
@@ -7146,7 +7174,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 322c8b25-6cce-4d6f-949b-5409272fd15b
+                 * @example 03aafa73-04b8-4f20-8a35-ef699010819e
                  */
                 id: string;
             };
@@ -7189,16 +7217,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
+                     *           "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-22T12:55:06.510Z",
-                     *           "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *           "createdAt": "2026-11-24T15:45:43.100Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -7443,7 +7471,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -7475,19 +7503,19 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "f7121a9b-746f-45cb-84a9-51440d576b5b",
+                     *             "id": "ad0370fd-39b9-4e8b-ae18-dbf337a865e0",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-22T12:55:06.566Z"
+                     *             "createdAt": "2026-11-24T15:45:43.444Z"
                      *           },
                      *           {
-                     *             "id": "95dbca9d-81df-4a6a-ad5e-69e6021506cc",
+                     *             "id": "8ce1c20f-5daa-4709-b878-1764b1a0ebf9",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-22T12:55:06.585Z"
+                     *             "createdAt": "2026-11-24T15:45:43.613Z"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-22T12:55:06.585Z"
+                     *         "nextCursor": "2026-11-24T15:45:43.613Z"
                      *       }
                      *     }
                      */
@@ -7648,7 +7676,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example a4ab2145-902f-4825-bb79-e31225d8bc51
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -7690,10 +7718,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "95dbca9d-81df-4a6a-ad5e-69e6021506cc",
+                     *           "id": "8ce1c20f-5daa-4709-b878-1764b1a0ebf9",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-22T12:55:06.585Z"
+                     *           "createdAt": "2026-11-24T15:45:43.613Z"
                      *         }
                      *       }
                      *     }
@@ -7962,21 +7990,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "7e7e26fe-529f-488f-b7f9-aca49f69665c",
+                     *             "id": "f7a7f686-fc17-4c61-ad53-c67bae730a4a",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-22T12:55:06.465Z",
+                     *             "createdAt": "2026-11-24T15:45:42.872Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "a4ab2145-902f-4825-bb79-e31225d8bc51",
+                     *                 "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-22T12:55:06.465Z",
-                     *                 "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *                 "createdAt": "2026-11-24T15:45:42.872Z",
+                     *                 "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                     "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -7990,21 +8018,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "aceaa7a7-2442-4ea9-84af-ff359fe737c2",
+                     *             "id": "b09796c4-eab1-498a-bfb0-dff8044abd65",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-22T12:55:06.510Z",
+                     *             "createdAt": "2026-11-24T15:45:43.100Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "322c8b25-6cce-4d6f-949b-5409272fd15b",
+                     *                 "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-22T12:55:06.510Z",
-                     *                 "productId": "35993d0b-8784-4c7c-ac84-a30cd10ea1ba",
+                     *                 "createdAt": "2026-11-24T15:45:43.100Z",
+                     *                 "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "1c15ae54-1e2f-42ee-a5ca-700eaf405480",
+                     *                     "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -8018,7 +8046,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_338215cc"
+                     *         "nextCursor": "v1_2_507281f3"
                      *       }
                      *     }
                      */
@@ -8220,7 +8248,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *             "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -8229,8 +8257,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-22T12:55:06.441Z",
-                     *             "updatedAt": "2026-11-22T12:55:06.441Z"
+                     *             "createdAt": "2026-11-24T15:45:42.817Z",
+                     *             "updatedAt": "2026-11-24T15:45:42.817Z"
                      *           }
                      *         ]
                      *       }
@@ -8423,7 +8451,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8432,10 +8460,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.441Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.817Z"
                      *         },
-                     *         "secret": "whsec_4k5ayNIULnKJubJd7VHkN9r6GnmZ7zcVe/3j2v5SKRs="
+                     *         "secret": "whsec_RXnvynt8BaGXshJ34Z4Zdo9kpoYTEKvsNJKLFsWlBxg="
                      *       }
                      *     }
                      */
@@ -8610,7 +8638,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -8641,7 +8669,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8650,8 +8678,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.441Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.817Z"
                      *         }
                      *       }
                      *     }
@@ -8804,7 +8832,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -8835,7 +8863,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8844,8 +8872,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.458Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.862Z"
                      *         }
                      *       }
                      *     }
@@ -8998,7 +9026,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -9039,7 +9067,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -9048,8 +9076,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.453Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.857Z"
                      *         }
                      *       }
                      *     }
@@ -9223,7 +9251,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -9254,7 +9282,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "b93990af-e503-4403-85e8-1d40d2aaab6f",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -9263,10 +9291,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-22T12:55:06.441Z",
-                     *           "updatedAt": "2026-11-22T12:55:06.458Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.862Z"
                      *         },
-                     *         "secret": "whsec_vqfMPzIiWHF32JVGtlI5cNSpGp8thc6CgP9ILhudTOg="
+                     *         "secret": "whsec_N/PE7vHCEiEqsuQQ8iGMjsVBa6owyl1S4s9sPtD4JF0="
                      *       }
                      *     }
                      */
@@ -9420,7 +9448,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -9451,17 +9479,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
-                     *           "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *           "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
+                     *           "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
+                     *           "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-22T12:55:06.650Z",
+                     *           "nextAttemptAt": "2026-11-24T15:45:44.208Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-22T12:55:06.650Z"
+                     *           "createdAt": "2026-11-24T15:45:44.208Z"
                      *         }
                      *       }
                      *     }
@@ -9624,7 +9652,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -9656,69 +9684,69 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
+                     *             "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.654Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:06.650Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:44.235Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:44.208Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-22T12:55:06.650Z"
+                     *             "createdAt": "2026-11-24T15:45:44.208Z"
                      *           },
                      *           {
-                     *             "id": "ba085ed1-cb36-41d8-b43f-b14e9d9829fa",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "389eec9b-5e5a-4680-9e7b-f362dd497a96",
+                     *             "id": "1d963544-ea40-441e-ac5d-742c438e78a2",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "bde6e956-c92d-4c07-9b46-4bdc656534b6",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.589Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:11.364Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:43.638Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.401Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.584Z"
+                     *             "createdAt": "2026-11-24T15:45:43.610Z"
                      *           },
                      *           {
-                     *             "id": "d441c31a-b1f4-4494-bb55-892defb029dd",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "8af3766a-3660-4fc9-920c-efdfcd33661b",
+                     *             "id": "e0c4b6c8-6a66-4539-a874-fb7db646fd4b",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "e76da9b8-a78e-4f8e-8fac-744a5591a6a3",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.570Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:12.023Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:43.468Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.878Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.564Z"
+                     *             "createdAt": "2026-11-24T15:45:43.442Z"
                      *           },
                      *           {
-                     *             "id": "67d42819-770e-40b6-977e-2df1004c9a19",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "aceaa7a7-2442-4ea9-84af-ff359fe737c2",
+                     *             "id": "b177cf63-142b-4845-a8d8-864645ee4170",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "b09796c4-eab1-498a-bfb0-dff8044abd65",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.517Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:11.643Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:43.116Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.468Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.510Z"
+                     *             "createdAt": "2026-11-24T15:45:43.100Z"
                      *           },
                      *           {
-                     *             "id": "abf975d6-b61a-4236-94b2-85c4c60cb804",
-                     *             "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *             "eventId": "7e7e26fe-529f-488f-b7f9-aca49f69665c",
+                     *             "id": "9ca09fbb-5f7e-4f74-bf55-f0f425483467",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "f7a7f686-fc17-4c61-ad53-c67bae730a4a",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-22T12:55:06.480Z",
-                     *             "nextAttemptAt": "2026-11-22T12:55:11.239Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:42.943Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.192Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-22T12:55:06.465Z"
+                     *             "createdAt": "2026-11-24T15:45:42.872Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -9875,12 +9903,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example b93990af-e503-4403-85e8-1d40d2aaab6f
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 21020200-d89e-4af8-bff3-7c5b88f704c8
+                 * @example fdf564fd-a279-412c-a24d-1a6caf613b61
                  */
                 deliveryId: string;
             };
@@ -9911,17 +9939,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "21020200-d89e-4af8-bff3-7c5b88f704c8",
-                     *           "endpointId": "b93990af-e503-4403-85e8-1d40d2aaab6f",
-                     *           "eventId": "a9830809-939d-4101-b6b6-3639aa545a3c",
+                     *           "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
+                     *           "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-22T12:55:06.654Z",
-                     *           "nextAttemptAt": "2026-11-22T12:55:06.666Z",
+                     *           "lastAttemptAt": "2026-11-24T15:45:44.235Z",
+                     *           "nextAttemptAt": "2026-11-24T15:45:44.382Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-22T12:55:06.650Z"
+                     *           "createdAt": "2026-11-24T15:45:44.208Z"
                      *         }
                      *       }
                      *     }
@@ -10094,6 +10122,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:44.666Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10244,6 +10284,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:42717/deliver"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeliveryEndpointInput"];
             };
         };
@@ -10266,6 +10311,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:44.666Z"
+                     *         },
+                     *         "secret": "whsec_FWYsvSNumqvDGTX3yvAQQyOUX5Jfp1hR4aLRvBxAcfw="
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10457,6 +10515,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:46.077Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10625,6 +10695,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:46.077Z"
+                     *         },
+                     *         "secret": "whsec_qEMLnHFgJQhPhkW14hBpAKloq5I0KFQsnSIJqKxksjQ="
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10777,6 +10860,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                 *       "quantity": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeliveryEndpointTestInput"];
             };
         };
@@ -10799,6 +10888,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "result": {
+                     *           "ok": true,
+                     *           "statusCode": 200,
+                     *           "durationMs": 85,
+                     *           "valuesCount": 1,
+                     *           "problems": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -10966,7 +11069,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example c74c2bae-8e32-4897-974a-c4d9843f03fd
+                 */
                 id: string;
             };
             cookie?: never;
@@ -10991,6 +11097,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryRequest": {
+                     *           "id": "f15fd370-daae-462e-a52d-e96b6bfeb5ba",
+                     *           "orderId": "c74c2bae-8e32-4897-974a-c4d9843f03fd",
+                     *           "status": "succeeded",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-24T15:45:45.018Z",
+                     *               "statusCode": 200,
+                     *               "error": null,
+                     *               "durationMs": 91
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": null,
+                     *           "createdAt": "2026-11-24T15:45:44.871Z",
+                     *           "updatedAt": "2026-11-24T15:45:45.018Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -11137,7 +11266,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 99ba48b8-823f-406c-beb3-93dd75d6973d
+                 */
                 id: string;
             };
             cookie?: never;
@@ -11162,6 +11294,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryRequest": {
+                     *           "id": "9e7e79a7-c2eb-47a0-b883-dbf19eb1f6c2",
+                     *           "orderId": "99ba48b8-823f-406c-beb3-93dd75d6973d",
+                     *           "status": "pending",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-24T15:45:45.841Z",
+                     *               "statusCode": 409,
+                     *               "error": "HTTP 409: the endpoint cannot supply this order; no further attempt.",
+                     *               "durationMs": 263
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": "2026-11-24T15:45:45.949Z",
+                     *           "createdAt": "2026-11-24T15:45:45.366Z",
+                     *           "updatedAt": "2026-11-24T15:45:45.949Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
