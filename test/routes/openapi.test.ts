@@ -38,7 +38,9 @@ t.test('OpenAPI document', async (t) => {
   const kinds: Array<[string, string, string]> = [
     ['OrderPaidEvent', 'order.paid', 'OrderEventData'], ['OrderTakenEvent', 'order.taken', 'OrderEventData'],
     ['OrderDeliveredEvent', 'order.delivered', 'OrderEventData'], ['OrderCancelledEvent', 'order.cancelled', 'OrderEventData'],
-    ['OrderCompletedEvent', 'order.completed', 'OrderEventData'], ['MessageCreatedEvent', 'message.created', 'MessageEventData']
+    ['OrderCompletedEvent', 'order.completed', 'OrderEventData'], ['MessageCreatedEvent', 'message.created', 'MessageEventData'],
+    ['StockLowEvent', 'stock.low', 'StockLowEventData'], ['StockEmptyEvent', 'stock.empty', 'StockEmptyEventData'],
+    ['OrderDeliveryFailedEvent', 'order.delivery_failed', 'OrderDeliveryFailedEventData']
   ]
   for (const [name, type, data] of kinds) {
     t.same(schemas[name]?.properties?.type?.enum, [type], `${name} is a named schema of kind ${type}`)
