@@ -181,14 +181,13 @@ export async function failedEvents (tx: Tx, shopId: string, orderIds: string[], 
 
 /**
  * Before a request is sent: when its order has left `paid` (taken or cancelled
- * meanwhile) nothing is asked of the seller and the request ends `discarded`.
- * Returns whether to send.
+ * meanwhile; the claim read its status) nothing is asked of the seller and the
+ * request ends `discarded`. Returns whether to send.
  */
 export async function requestStillWanted (db: Db, claimed: ClaimedDelivery): Promise<boolean> {
-  const [order] = await run<{ status: string }>(db, 'select status from orders where id = $1', [claimed.orderId])
-  if (order?.status === 'paid') return true
+  if (claimed.orderStatus === 'paid') return true
   await run(db, `update webhook_deliveries set status = 'discarded', next_attempt_at = null, last_error = $3::text,
       lease_token = null, leased_until = null, updated_at = ${nowMs}
-    where id = $1 and lease_token = $2 and status = 'pending'`, [claimed.id, claimed.leaseToken, `Not sent: the order is ${order?.status ?? 'gone'}, no longer paid.`])
+    where id = $1 and lease_token = $2 and status = 'pending'`, [claimed.id, claimed.leaseToken, `Not sent: the order is ${claimed.orderStatus ?? 'gone'}, no longer paid.`])
   return false
 }
