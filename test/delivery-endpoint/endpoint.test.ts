@@ -118,6 +118,15 @@ t.test('the test call: a real signed request, the answer judged, nothing stored,
   const counted = await test({ productId: product.id })
   t.equal(counted.json().data.result.statusCode, 301)
 
+  // After a rotation both secrets sign for 24 hours.
+  const rotated = (await app.inject({ method: 'POST', url: '/v1/delivery-endpoint/rotate-secret', headers: shop.headers })).json().data.secret
+  receiver.answer = () => valuesAnswer(['K'])
+  t.equal((await test({ productId: product.id })).json().data.result.ok, true)
+  const signed = receiver.attempts.at(-1)!
+  t.equal(String(signed.headers['webhook-signature']).split(' ').length, 2, 'two signatures during the overlap')
+  t.equal(verifiedRequest(rotated, signed).data.test, true, 'verifies with the new secret')
+  t.equal(verifiedRequest(secret!, signed).data.test, true, 'and with the previous one')
+
   receiver.answer = () => 'hang'
   await receiver.close()
   const unreachable = await test({ productId: product.id })
