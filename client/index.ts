@@ -3,8 +3,9 @@
 // (client/schema.d.ts, `npm run client:generate`), with the key header,
 // automatic Idempotency-Keys and retries (client/retrying-fetch.ts), the
 // envelope unwrapped (`unwrap`), the events feed as an async iterator
-// (client/events.ts), webhook verification (client/webhooks.ts) and a GET
-// product turned into a PUT body (client/products.ts).
+// (client/events.ts), webhook verification (client/webhooks.ts), a GET
+// product turned into a PUT body (client/products.ts), stock uploads
+// (client/stock.ts) and the delivery endpoint's handler (client/delivery-endpoint.ts).
 //
 //   const seller = createSellerClient({ baseUrl, apiKey })
 //   const { orders } = await unwrap(seller.GET('/v1/orders', { params: { query: { status: 'paid' } } }))
@@ -15,4 +16,5 @@ export { followEvents, type EventPage, type FollowOptions } from './events.js'
 export { verifyWebhook, type WebhookEvent } from './webhooks.js'
 export { productInput, type Product, type ProductInput } from './products.js'
 export { addStock, STOCK_VALUES_PER_CALL, type AddStockResult, type Stock } from './stock.js'
+export { CannotSupply, deliveryHandler, type DeliveryRequest, type Supply, type SupplyContext } from './delivery-endpoint.js'
 export type { components, paths, operations } from './schema.js'

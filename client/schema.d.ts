@@ -28,8 +28,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The database (and Redis, when configured) answer and the instance is neither overloaded nor shutting down
-         * @description Each dependency must answer within 1000 ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in `details` (`path`: `database`, `redis` or `pressure`, with the limit that is exceeded; `shutdown` at once while the instance drains before it stops).
+         * The database (and Redis, when configured) answer and the instance is not overloaded
+         * @description Each dependency must answer within 1000 ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in `details` (`path`: `database`, `redis` or `pressure`, with the limit that is exceeded).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a public image file
-         * @description The image bytes of a media `filePath`. No key needed; limited per client IP (`RateLimit-*` headers, 429 beyond). Carries a strong `ETag`; send it back in `If-None-Match` for a 304.
+         * @description The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.
          */
         get: operations["getMediaFile"];
         put?: never;
@@ -532,6 +532,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/delivery-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the delivery endpoint
+         * @description The shop's delivery endpoint (never its secret); 404 NOT_FOUND when none is registered.
+         */
+        get: operations["getDeliveryEndpoint"];
+        /**
+         * Create or replace the delivery endpoint
+         * @description Registers the URL the service asks for the goods of each purchase of a product with `autoDelivery: "endpoint"`, or replaces it (pending requests use the new URL from their next attempt). `secret` is in the response only when the endpoint is created; a replacement keeps the secret.
+         */
+        put: operations["putDeliveryEndpoint"];
+        post?: never;
+        /**
+         * Delete the delivery endpoint
+         * @description Nothing more is asked of it: pending requests end `failed` (each with an `order.delivery_failed` event) and new purchases simply stay `paid`. Returns the endpoint as it was.
+         */
+        delete: operations["deleteDeliveryEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delivery-endpoint/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the delivery endpoint's secret
+         * @description Returns a new secret, shown only now. For 24 hours the previous secret keeps signing too (two signatures), as for webhooks.
+         */
+        post: operations["rotateDeliveryEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delivery-endpoint/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the delivery endpoint
+         * @description Sends a request signed like a real one, with a fresh `webhook-id`, `test: true` and a sample order of the product (`quantity` 1–1000, default 1; no order exists, nothing is stored), waits for the answer (up to the delivery timeout) and judges it: `problems` says in words what would make a real answer fail. The values are never returned. 404 NOT_FOUND when no endpoint is registered; 404 ORDER_NOT_FOUND for another shop's product.
+         */
+        post: operations["testDeliveryEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/delivery-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order's delivery request
+         * @description The request the service made to the shop's delivery endpoint for this order, with every attempt. 404 ORDER_NOT_FOUND for an unknown order, 404 NOT_FOUND when the order had no request.
+         */
+        get: operations["getDeliveryRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{id}/delivery-request/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed delivery request
+         * @description Starts a fresh round of attempts now, to the current delivery endpoint. Only from `failed` and only while the order is `paid`: otherwise 409 ORDER_INVALID_STATUS. 404 NOT_FOUND when the order had no request or no delivery endpoint is registered. No body.
+         */
+        post: operations["retryDeliveryRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -593,7 +701,7 @@ export interface components {
                     value: string;
                 }[];
                 /**
-                 * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
+                 * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
                  * @enum {string}
                  */
                 assigneeType: "user" | "api" | "auto";
@@ -679,6 +787,72 @@ export interface components {
             optionId: string | null;
             /** @enum {number} */
             available: 0;
+        };
+        /**
+         * OrderDeliveryFailedEventData
+         * @description The order (still `paid`) and why its delivery request failed.
+         */
+        OrderDeliveryFailedEventData: {
+            /** Order */
+            order: {
+                /**
+                 * Format: uuid
+                 * @description Opaque identifier (UUID).
+                 */
+                id: string;
+                /**
+                 * @description `paid` → `processing` (take) → `awaiting_confirmation` (deliver) → `completed` (buyer confirms); `cancelled` from any of the first three.
+                 * @enum {string}
+                 */
+                status: "paid" | "processing" | "awaiting_confirmation" | "completed" | "cancelled";
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 */
+                createdAt: string;
+                /**
+                 * Format: uuid
+                 * @description Opaque identifier (UUID).
+                 */
+                productId: string;
+                /** @description The product's title at the time of purchase. */
+                productTitle: string;
+                quantity: number;
+                /** @description Rubles the buyer paid for the whole order. */
+                amount: number;
+                /** @description Values the buyer supplied for the product's fields. */
+                fieldValues: {
+                    /**
+                     * Format: uuid
+                     * @description Opaque identifier (UUID).
+                     */
+                    fieldId: string;
+                    label: string;
+                    /** @description For a select field, the chosen option labels. */
+                    value: string;
+                }[];
+                /**
+                 * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
+                 * @enum {string}
+                 */
+                assigneeType: "user" | "api" | "auto";
+                /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
+                deliveredValue: string | null;
+                /** @description The issued values attached at delivery; `[]` before. */
+                deliveredValues: string[];
+                /**
+                 * Format: date-time
+                 * @description Null until taken.
+                 */
+                takenAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description Null until delivered.
+                 */
+                deliveredAt: string | null;
+            };
+            /** @description What was wrong with the last attempt, in words (never the values). */
+            reason: string;
         };
         /**
          * OrderPaidEvent
@@ -833,10 +1007,29 @@ export interface components {
             data: components["schemas"]["StockEmptyEventData"];
         };
         /**
+         * OrderDeliveryFailedEvent
+         * @description The shop's delivery endpoint could not supply the order (after the last attempt, or at once on 409 / 422, or its endpoint was deleted): it stays `paid` for a bot or a person.
+         */
+        OrderDeliveryFailedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "order.delivery_failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderDeliveryFailedEventData"];
+        };
+        /**
          * Event
          * @description One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.
          */
-        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"];
+        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"] | components["schemas"]["OrderDeliveryFailedEvent"];
         /** Order */
         Order: {
             /**
@@ -876,7 +1069,7 @@ export interface components {
                 value: string;
             }[];
             /**
-             * @description `api` once the order is taken through this API; `auto` when the service delivered it from stock.
+             * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
              * @enum {string}
              */
             assigneeType: "user" | "api" | "auto";
@@ -1335,7 +1528,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
         };
@@ -1348,7 +1541,7 @@ export interface components {
             id: string;
             url: string;
             /** @description `[]`: every kind. */
-            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
+            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
             description: string;
             enabled: boolean;
             /** @description Why the endpoint is disabled; null while enabled. */
@@ -1369,7 +1562,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url?: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
             /** @description `false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on. */
@@ -1421,16 +1614,100 @@ export interface components {
              */
             createdAt: string;
         };
+        /** DeliveryEndpoint */
+        DeliveryEndpoint: {
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
+        DeliveryEndpointInput: {
+            /** @description Absolute `https://` URL, at most 2048 characters, of a public host (the rules of webhook endpoints). Stored in normalised form. Replacing it applies from the next attempt of pending requests. */
+            url: string;
+        };
+        DeliveryEndpointTestInput: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * @description The sample order's quantity (1–1000, default 1).
+             * @default 1
+             */
+            quantity: number;
+        };
+        /** DeliveryEndpointTestResult */
+        DeliveryEndpointTestResult: {
+            /** @description The answer would deliver a real order. */
+            ok: boolean;
+            /** @description The HTTP status answered; null when no answer came. */
+            statusCode: number | null;
+            /** @description From sending the request to the end of the answer. */
+            durationMs: number;
+            /** @description How many values the answer held (when it had a `values` array); the values themselves are never shown. */
+            valuesCount: number | null;
+            /** @description In words, what would make a real answer fail; `[]` when `ok`. */
+            problems: string[];
+        };
+        /** DeliveryRequest */
+        DeliveryRequest: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            orderId: string;
+            /**
+             * @description `pending` while attempts go on; `succeeded`: the order was delivered with the answer's values; `failed`: no attempt left, the endpoint answered 409 / 422, or it was deleted (the order stays `paid`); `discarded`: the order left `paid` before an answer could be used.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "discarded";
+            /** @description Every attempt, oldest first, across retries. */
+            attempts: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 */
+                at: string;
+                /** @description The HTTP status answered; null when no answer came. */
+                statusCode: number | null;
+                /** @description What was wrong, in words (never the values); null when the answer was used. */
+                error: string | null;
+                durationMs: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once the request has ended.
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
         /** @description The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
         ValidationError: components["schemas"]["ErrorResponse"] & {
             error?: {
                 /** @enum {string} */
                 code?: "VALIDATION_ERROR";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description The API key (or the operator token) is missing, unknown or revoked. */
@@ -1438,23 +1715,13 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "API_KEY_INVALID";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
-        /** @description No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+        /** @description No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
         NotFoundError: components["schemas"]["ErrorResponse"] & {
             error?: {
                 /** @enum {string} */
                 code?: "NOT_FOUND";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
@@ -1462,11 +1729,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "ORDER_NOT_FOUND";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description The order's current status does not allow this action. */
@@ -1474,11 +1736,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "ORDER_INVALID_STATUS";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description A request with the same `Idempotency-Key` is still being processed; retry shortly. */
@@ -1486,11 +1743,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_IN_PROGRESS";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description The `Idempotency-Key` was used before with a different request. */
@@ -1498,11 +1750,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_KEY_REUSED";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description The stock's `optionFieldId` can change only while no item is available. */
@@ -1510,11 +1757,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "STOCK_NOT_EMPTY";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description A stock item to remove is not available (already delivered or removed). */
@@ -1522,11 +1764,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "STOCK_ITEM_UNAVAILABLE";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description The cursor points before the oldest event still kept: start again without `after`. */
@@ -1534,11 +1771,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "CURSOR_EXPIRED";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description Too many requests in the window; retry after `Retry-After` seconds. */
@@ -1546,11 +1778,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "RATE_LIMIT";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description An unexpected error; the `X-Request-Id` finds it in the logs. */
@@ -1558,11 +1785,6 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "INTERNAL_ERROR";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
         /** @description A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
@@ -1570,41 +1792,13 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "SERVICE_UNAVAILABLE";
-                message?: string;
-                details?: {
-                    path: string;
-                    message: string;
-                }[];
             };
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: {
-        /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-        "X-Request-Id": string;
-        /** @description Requests allowed per window for this key (for the public files: for this client IP). */
-        "RateLimit-Limit": number;
-        /** @description Requests left in the current window. */
-        "RateLimit-Remaining": number;
-        /** @description Seconds until the window resets. */
-        "RateLimit-Reset": number;
-        /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-        "RateLimit-Policy": string;
-        /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-        RateLimit: string;
-        /** @description Seconds to wait before retrying. */
-        "Retry-After": number;
-        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-        "Idempotency-Replayed": "true";
-        /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
-        ETag: string;
-        /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
-        "Cache-Control": string;
-        /** @description Seconds to wait before retrying (1 when absent). */
-        "Retry-After-Optional": number;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1621,7 +1815,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1645,7 +1840,8 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1655,8 +1851,10 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1677,7 +1875,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1701,7 +1900,8 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1711,8 +1911,10 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,7 +1933,7 @@ export interface operations {
             path: {
                 /**
                  * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
-                 * @example bbc3701d-00db-4b8c-85db-23a14c6daa83.png
+                 * @example f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png
                  */
                 file: string;
             };
@@ -1742,14 +1944,12 @@ export interface operations {
             /** @description The image bytes. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
+                    ETag: string;
+                    /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1762,58 +1962,32 @@ export interface operations {
             /** @description Not modified: no body. */
             304: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    ETag: components["headers"]["ETag"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
+                    ETag: string;
+                    /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
-            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1823,13 +1997,10 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1869,12 +2040,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1884,25 +2061,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *             "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                     *             "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                     *             "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
+                     *             "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "4a4c7580-e534-4880-a91a-fb5342be8558",
+                     *                 "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -1917,19 +2094,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "ae4d00c3-21a6-470f-88af-0c8f034c8c6b",
+                     *                 "id": "10023aee-8d2e-4797-b558-6411f5c94062",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ee1e726c-508d-4689-b071-92d978aad932",
+                     *                     "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "ec911cfb-83f6-4848-b964-e1f067cb6582",
+                     *                     "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -1944,8 +2121,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-24T15:23:20.262Z",
-                     *             "updatedAt": "2026-11-24T15:23:20.262Z"
+                     *             "createdAt": "2026-11-24T15:45:42.077Z",
+                     *             "updatedAt": "2026-11-24T15:45:42.077Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -1971,12 +2148,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,27 +2169,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2016,13 +2211,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2032,12 +2234,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,13 +2255,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2076,14 +2291,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                 *       "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                 *       "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                  *       "price": 5.99,
-                 *       "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                 *       "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2123,13 +2338,20 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2138,25 +2360,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "4a4c7580-e534-4880-a91a-fb5342be8558",
+                     *               "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2171,19 +2393,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "ae4d00c3-21a6-470f-88af-0c8f034c8c6b",
+                     *               "id": "10023aee-8d2e-4797-b558-6411f5c94062",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "ee1e726c-508d-4689-b071-92d978aad932",
+                     *                   "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "ec911cfb-83f6-4848-b964-e1f067cb6582",
+                     *                   "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2198,8 +2420,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:23:20.262Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.262Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.077Z"
                      *         }
                      *       }
                      *     }
@@ -2216,13 +2438,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,29 +2461,43 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2264,13 +2507,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,13 +2530,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2296,13 +2553,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2312,13 +2576,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,12 +2599,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2343,13 +2620,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,7 +2649,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -2376,12 +2660,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2390,25 +2680,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "4a4c7580-e534-4880-a91a-fb5342be8558",
+                     *               "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2423,19 +2713,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "ae4d00c3-21a6-470f-88af-0c8f034c8c6b",
+                     *               "id": "10023aee-8d2e-4797-b558-6411f5c94062",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "ee1e726c-508d-4689-b071-92d978aad932",
+                     *                   "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "ec911cfb-83f6-4848-b964-e1f067cb6582",
+                     *                   "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2450,8 +2740,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:23:20.262Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.262Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.077Z"
                      *         }
                      *       }
                      *     }
@@ -2468,12 +2758,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2483,27 +2779,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2513,13 +2821,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2529,12 +2844,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2544,13 +2865,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,7 +2894,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -2576,14 +2904,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                 *       "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                 *       "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                  *       "price": 6.49,
-                 *       "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
+                 *       "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2623,12 +2951,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,25 +2971,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *               "id": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2670,19 +3004,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "94b0752a-b604-4188-868d-6e4e2b5abb0e",
+                     *               "id": "4c9005cc-84bf-4bd7-b701-a08623fa2058",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "e53a4121-f85e-4b32-8376-236ab21fdaec",
+                     *                   "id": "9b4de396-8509-448a-a033-8b64f14e0eb4",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "dc9fc256-6ae6-45aa-8da3-4dc62b563747",
+                     *                   "id": "02059d88-3b25-4e85-bc24-c64116de75b1",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2697,8 +3031,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:23:20.262Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.584Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.600Z"
                      *         }
                      *       }
                      *     }
@@ -2715,12 +3049,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2730,27 +3070,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2760,12 +3112,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2775,13 +3133,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,12 +3156,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,13 +3177,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,7 +3206,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -2848,12 +3226,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,25 +3246,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png",
+                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *               "id": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2895,19 +3279,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "94b0752a-b604-4188-868d-6e4e2b5abb0e",
+                     *               "id": "4c9005cc-84bf-4bd7-b701-a08623fa2058",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "e53a4121-f85e-4b32-8376-236ab21fdaec",
+                     *                   "id": "9b4de396-8509-448a-a033-8b64f14e0eb4",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "dc9fc256-6ae6-45aa-8da3-4dc62b563747",
+                     *                   "id": "02059d88-3b25-4e85-bc24-c64116de75b1",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2922,8 +3306,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:23:20.262Z",
-                     *           "updatedAt": "2026-11-24T15:23:21.942Z"
+                     *           "createdAt": "2026-11-24T15:45:42.077Z",
+                     *           "updatedAt": "2026-11-24T15:45:46.109Z"
                      *         }
                      *       }
                      *     }
@@ -2940,12 +3324,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2955,27 +3345,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2985,12 +3387,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,13 +3408,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3016,12 +3431,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,13 +3452,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3051,10 +3479,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
-                 */
+                /** @description Opaque identifier (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -3064,35 +3489,21 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "stock": {
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
-                     *           "autoDelivery": "stock",
-                     *           "optionFieldId": null,
-                     *           "lowStockThreshold": 1,
-                     *           "deactivateWhenEmpty": false,
-                     *           "deactivatedByStock": false,
-                     *           "available": 2,
-                     *           "delivered": 1,
-                     *           "removed": 0,
-                     *           "options": [],
-                     *           "updatedAt": "2026-11-24T15:23:21.807Z"
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3105,12 +3516,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3120,12 +3537,18 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3135,12 +3558,18 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,13 +3579,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3166,12 +3602,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3181,13 +3623,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3203,7 +3652,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
+                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
                  */
                 id: string;
             };
@@ -3214,8 +3663,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "autoDelivery": "stock",
-                 *       "lowStockThreshold": 1
+                 *       "autoDelivery": "endpoint"
                  *     }
                  */
                 "application/json": components["schemas"]["StockPatch"];
@@ -3225,12 +3673,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3239,17 +3693,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "stock": {
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
-                     *           "autoDelivery": "stock",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "autoDelivery": "endpoint",
                      *           "optionFieldId": null,
-                     *           "lowStockThreshold": 1,
+                     *           "lowStockThreshold": 0,
                      *           "deactivateWhenEmpty": false,
                      *           "deactivatedByStock": false,
                      *           "available": 0,
                      *           "delivered": 0,
                      *           "removed": 0,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-24T15:23:21.738Z"
+                     *           "updatedAt": "2026-11-24T15:45:44.861Z"
                      *         }
                      *       }
                      *     }
@@ -3266,12 +3720,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3281,12 +3741,18 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,12 +3762,18 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3311,12 +3783,18 @@ export interface operations {
             /** @description `STOCK_NOT_EMPTY`: The stock's `optionFieldId` can change only while no item is available. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,12 +3804,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3341,13 +3825,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3357,12 +3848,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3372,13 +3869,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3390,24 +3894,17 @@ export interface operations {
     listStockItems: {
         parameters: {
             query?: {
-                /** @example available */
                 status?: "available" | "delivered" | "removed";
                 /** @description Opaque identifier (UUID). */
                 optionId?: string;
-                /**
-                 * @description Items per page (1–100, default 50).
-                 * @example 50
-                 */
+                /** @description Items per page (1–100, default 50). */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
                 after?: string;
             };
             header?: never;
             path: {
-                /**
-                 * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
-                 */
+                /** @description Opaque identifier (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -3417,45 +3914,21 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": "27eee390-b65c-48fa-a5bd-71188df0c0a7",
-                     *             "optionId": null,
-                     *             "status": "available",
-                     *             "orderId": null,
-                     *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-24T15:23:21.771Z",
-                     *             "deliveredAt": null,
-                     *             "removedAt": null
-                     *           },
-                     *           {
-                     *             "id": "4018cea5-d049-4fb2-87c9-a68d7fe9b6a1",
-                     *             "optionId": null,
-                     *             "status": "available",
-                     *             "orderId": null,
-                     *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-24T15:23:21.771Z",
-                     *             "deliveredAt": null,
-                     *             "removedAt": null
-                     *           }
-                     *         ],
-                     *         "nextCursor": null
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3471,12 +3944,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,12 +3965,18 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3501,12 +3986,18 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,13 +4007,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3532,12 +4030,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3547,13 +4051,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,10 +4081,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /**
-                 * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
-                 */
+                /** @description Opaque identifier (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -3581,15 +4089,6 @@ export interface operations {
         /** @description 1–10000 values, added in this order. `optionId` is required when the stock has an `optionFieldId` (an option of that field) and refused otherwise. */
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "values": [
-                 *         "HADES-7Q2K-9XZP-44LM",
-                 *         "HADES-3JD8-KW1C-77QA",
-                 *         "HADES-M4RT-0PLE-21VX"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["StockAddInput"];
             };
         };
@@ -3597,39 +4096,23 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "added": 3,
-                     *         "duplicates": 0,
-                     *         "filledOrders": 0,
-                     *         "stock": {
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
-                     *           "autoDelivery": "stock",
-                     *           "optionFieldId": null,
-                     *           "lowStockThreshold": 1,
-                     *           "deactivateWhenEmpty": false,
-                     *           "deactivatedByStock": false,
-                     *           "available": 3,
-                     *           "delivered": 0,
-                     *           "removed": 0,
-                     *           "options": [],
-                     *           "updatedAt": "2026-11-24T15:23:21.771Z"
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3647,13 +4130,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3663,13 +4153,20 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3679,13 +4176,20 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3695,13 +4199,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3711,13 +4222,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3727,13 +4245,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3743,13 +4268,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3759,12 +4291,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3774,13 +4312,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3794,10 +4339,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description Opaque identifier (UUID).
-                 * @example 0becdd26-b080-4925-abdc-84ae03c3212e
-                 */
+                /** @description Opaque identifier (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -3805,13 +4347,6 @@ export interface operations {
         /** @description 1–1000 ids of available items of this product, each once. */
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "ids": [
-                 *         "27eee390-b65c-48fa-a5bd-71188df0c0a7"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["StockRemoveInput"];
             };
         };
@@ -3819,35 +4354,21 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "items": [
-                     *           {
-                     *             "id": "27eee390-b65c-48fa-a5bd-71188df0c0a7",
-                     *             "optionId": null,
-                     *             "status": "removed",
-                     *             "orderId": null,
-                     *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-24T15:23:21.771Z",
-                     *             "deliveredAt": null,
-                     *             "removedAt": "2026-11-24T15:23:21.890Z",
-                     *             "value": "HADES-M4RT-0PLE-21VX"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3860,12 +4381,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3875,27 +4402,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3905,12 +4444,18 @@ export interface operations {
             /** @description `STOCK_ITEM_UNAVAILABLE`: A stock item to remove is not available (already delivered or removed). */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3920,12 +4465,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3935,13 +4486,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3951,12 +4509,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3966,13 +4530,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,12 +4564,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4008,30 +4585,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "5377e02f-a0f4-4aa9-9320-22e13b4a0c67",
+                     *             "id": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "3f6c167e-6289-4b90-8c17-6c3f3ad2bbc0",
+                     *                 "id": "4af9e68a-9ee1-4be2-8df2-0ec009d4fe91",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "76a423b1-cfdd-41e3-8e61-4846c0716556",
+                     *                     "id": "7be2f51a-e95b-4cd9-96f5-418eec4b62e4",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "fe252127-30d4-4ccc-82c7-57627e249500",
+                     *                     "id": "9c760105-01fb-41d9-be75-51bf3a19ed32",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "405c6773-21a9-4522-a3c1-c43a797b5b85",
+                     *                     "id": "08ca7fd4-3e5b-4809-98d5-977d1bc9a584",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "e0eb6854-90b7-4368-953d-f5ed55d9633d",
+                     *                     "id": "65dbfd09-aa47-4c37-a6dd-c87ffe2fe693",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -4039,30 +4616,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "bf68178e-3b27-4994-9102-60df07a0aae7",
+                     *             "id": "244cb80a-4bf0-4e2c-acfa-5bc5ec681d95",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "501b30ea-6dcd-4f53-9b7a-a9d3acd866db",
+                     *                 "id": "ce725210-0c1a-43fd-aa3e-8571059b48d7",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "61b2449d-58a0-4535-8da9-4ab88731e40d",
+                     *                     "id": "7bf0066f-ec7a-46d1-b82e-02e6bdf0c12b",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "b422bd3a-fadb-46aa-b111-e6878298e80a",
+                     *                     "id": "37378e1d-db10-4190-8f8c-ef1ee7911b71",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "7e73f3f3-afd4-4d92-af1e-526cb9510db4",
+                     *                     "id": "d87b1ba7-a2a7-4c63-ace6-544f5b5d48f8",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "df05f112-cbfb-4cfa-9f38-3a1a550deb18",
+                     *                     "id": "fd5adc87-6c37-44d5-a4e8-087afbb7018e",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -4070,30 +4647,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "274380bf-87da-4652-b0f8-b383294ad574",
+                     *             "id": "0da44231-f728-4f7a-bdf6-ba8ce670b543",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "f3a8f548-b3c3-4c71-a6dc-a5e43a5f71f3",
+                     *                 "id": "84039328-1283-4fc5-95c9-301e79c19aee",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4d52529a-ab2e-4121-87a6-129e10b811cf",
+                     *                     "id": "b9271849-606d-4d45-abaf-b745c01f6470",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "39054ff4-3283-4693-88b2-d5ec296b3791",
+                     *                     "id": "0a3bf7c6-c79c-4a57-8001-e420c9471c83",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "c83d9071-4b12-45bd-8226-7183889d4aeb",
+                     *                     "id": "75311be7-5b69-49bb-85b6-fa6672a9ca53",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "3b1b65e7-1f48-410a-b312-ddbb76772985",
+                     *                     "id": "3b89cf3d-af11-4f14-b34a-e3d36ec7a74e",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -4101,36 +4678,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "66370328-0d89-4483-8b55-a64eba5d0b5d",
+                     *             "id": "ac6f4654-c3a3-4484-b1e7-172c1e0c0d13",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "6818ec64-da2d-4ec0-9238-4fa336289523",
+                     *             "id": "8a7eb773-9f37-4739-8b4e-e00d7a529ba6",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "b615dfce-949c-4e54-a649-fc27f28cdfe0",
+                     *                 "id": "a4a635f4-9458-4b16-960c-36f0781b73e6",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "27028685-abca-4c11-9454-849ddbea0011",
+                     *                     "id": "c70bd726-f937-4a4b-a960-38caeefc8a9f",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "baeadd4e-4198-4d24-bcd1-9831ca483989",
+                     *                     "id": "c8a91ac7-0912-4fec-9468-618e2293737b",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "e39c8a2c-cb4c-4454-b905-4aef115d1720",
+                     *                     "id": "85fbe366-b5ca-4843-b65d-2679b212b43c",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "23e3b5a2-347d-423c-8ad4-4e54b7d027fd",
+                     *                     "id": "6e075b14-a9cc-4bf7-8c5c-e3fbfb25f3e3",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -4138,50 +4715,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "7b3061f1-c94a-4944-aa8c-2d9a4ecc8e99",
+                     *             "id": "9ed17f13-8885-4de7-a723-c87349778b22",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "8b225b65-da3e-450f-a192-706724371bfe",
+                     *             "id": "2d8f5bd1-eadb-44ab-9ca3-3384a688cd78",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "ef78d015-9409-4f80-9784-72c8a3075959",
+                     *             "id": "808e67e0-3ff8-4db9-a430-2e92a25ad770",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "ed5ffe66-f4ce-4b00-925a-f61acc811b7a",
+                     *                 "id": "f4124a4a-0f20-4ce8-bf60-6302c7fafe0d",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "bac584e5-d420-4074-87c3-95ce1107ff89",
+                     *                     "id": "c2037963-e992-41d1-9e75-d0478b293c59",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "63488906-3a17-4cea-b40c-a0035581ade3",
+                     *                     "id": "401d4b8a-819a-4859-949d-45c4198f9aac",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "ddd97354-a9c0-4fcd-a290-8a45ac54e150",
+                     *                 "id": "7412118e-5afc-45fc-9308-3af44b9f658a",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b83e447a-f00d-4ebc-8155-b249964fcf6c",
+                     *                     "id": "d0e507af-c7c1-4011-a65c-b7a6729cba37",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "1521aade-20db-439f-9c70-02dabdde4cdc",
+                     *                     "id": "3fa2a113-987d-4df3-9312-d83628c3c76f",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -4189,34 +4766,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "47a2a35d-1e02-486c-b7b7-f5d5259ad7cb",
+                     *             "id": "d3a9ef82-cea0-4b2a-9225-7cc80ab07b43",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "93206e24-5412-4001-80f3-e638c7dd4ff2",
+                     *                 "id": "9bbd8b04-7314-4f9c-8e20-aaf914b485a8",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "34b9eb7e-5919-4d3d-a53f-bfbcd98e6959",
+                     *                     "id": "53532109-c73f-4a6d-9e89-579cdd56674a",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "3498cd15-2d92-41cb-913f-8996e0e070f5",
+                     *                     "id": "64bb6e3b-b3d7-4ee6-ab1e-64853424bc0b",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "10782ac0-527f-4d79-91b1-172e1ef397e8",
+                     *                     "id": "c747a595-3f9c-4ec6-8a87-7f9ea0f5c814",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "9e040ed8-20b2-4a45-a5e9-267b15e89da8",
+                     *                     "id": "4fefa58c-98b4-460f-be5e-ad2f93bd729a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "89f77579-0d7f-4b09-b865-6a0ce94b5076",
+                     *                     "id": "0d52d6ca-d21f-43af-838c-0cce3f7ade33",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4224,58 +4801,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "46b9007d-a716-488c-8b31-b9255b4f6428",
+                     *             "id": "f19ef604-6d64-44d2-8151-31eeea797966",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "b66c2251-fb35-4a57-897d-ba42a5640211",
+                     *                 "id": "b5162540-c8d1-4e3f-ba43-f1a0fb222459",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5cfd4d7f-69b1-456a-a954-3af33608ac41",
+                     *                     "id": "ccd40afc-a42b-4f12-9aa9-8d1cdc907845",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "60354012-2841-476f-845a-39737775811d",
+                     *                     "id": "121e488e-1fa0-4554-a7d8-8a6fc6cab83d",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "2a0a8dee-73d0-4b39-990c-adc9438f71dd",
+                     *                     "id": "e77d900f-45fd-44ee-bde8-7e1626ad798c",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "9fc5484f-33fd-44d1-839e-c040a2113ea4",
+                     *                     "id": "e5237756-0547-4fd0-b27c-557dfa2bba35",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "18d553c0-4fd6-4747-aed6-127e4c7ee446",
+                     *                 "id": "f3c49823-85f2-4a66-8f88-c3db144e9b9a",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "aaa101b2-7979-4337-9d49-1cd9109d3a83",
+                     *                     "id": "8c8b0e09-0ef9-43ab-a772-e578f841ce48",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "337c8a3b-0e91-4c2a-9f4b-9902ab46a250",
+                     *                     "id": "a4efdba2-3a06-4683-abc4-10a29c823135",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "7db5d529-2d14-438a-bfdf-684efae959c7",
+                     *                     "id": "97ff9379-ffa1-4d7c-9a23-15fbf429567c",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "14a49264-bef8-499a-8236-8b2465141d35",
+                     *                     "id": "54beef48-0954-41bf-a36e-5353b6d450b3",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "76ce004d-57cc-4439-96ae-3e2c32123ee2",
+                     *                     "id": "0f621754-6d12-41ed-9b22-bc7da837efda",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4283,28 +4860,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "122726c3-b944-4db7-a19e-b3f5c24081f6",
+                     *             "id": "5ad849eb-ae2e-4c14-bf9f-2269b036d879",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "06e621bf-ca4f-46bb-a0b8-d3a49954805d",
+                     *             "id": "7d7f9293-2761-402f-8c1d-83544fa5f14a",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "d071cd71-fe50-40e8-8ac3-a61a9c4abf57",
+                     *                 "id": "114d2aac-52ac-4d42-8f3c-808abb672fa6",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b49f26b2-120d-4dd8-8899-1aa4a069a26e",
+                     *                     "id": "82fe597b-1326-4665-a4b6-14fe242b0be3",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "4b783d57-1554-452d-8b51-24ed608ac5db",
+                     *                     "id": "1e551b61-a6cb-4dec-90b4-3380133bc053",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -4312,34 +4889,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3b83eecf-88db-4a76-8fe6-811dbe09f231",
+                     *             "id": "d3535d1f-371f-4c22-9249-e7c7069fc626",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "1923375d-138a-46b7-b7e0-455aa3fc768d",
+                     *                 "id": "eed50f47-c993-4ea1-9865-1997cd63e0ee",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "23e2b12a-9c5a-49d3-9f04-68be033c764c",
+                     *                     "id": "efd5c817-3636-49f9-a461-87b1fe1cc90e",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "20dc0c5d-2268-49cd-b438-e00cf5fda1f4",
+                     *                     "id": "03d20d30-3194-4f39-982b-78310276d2a6",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "4cc02c4b-40d3-4d81-a67e-090c9438239e",
+                     *                     "id": "7b8cf95a-cc56-4375-8484-de939870a76e",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "99a1c2c1-bbf2-467c-b16a-c5da563d7ca3",
+                     *                     "id": "f0717dcd-2ff0-4970-87fc-03eae81b5681",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "df69825e-41bd-4e00-bf56-54111bcd57d1",
+                     *                     "id": "b86f304d-5c11-4653-8d1f-5103f5c97ffc",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4347,34 +4924,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "4ba2d016-8b7d-45e1-b1f2-41520933da57",
+                     *             "id": "97d2be66-5462-4649-ac76-68346072a593",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "3a46b4dc-bcc2-4698-8794-d0934ec3e618",
+                     *                 "id": "c58d2bef-f161-4e4b-b4de-6fdf046b2da2",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "16f045da-2bed-4a66-88d3-8a58a4c03edf",
+                     *                     "id": "b1b37fff-8f36-42df-84cb-fe4f6c371adf",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "1630d409-3f3f-4a62-b7d0-41eff1573e4b",
+                     *                     "id": "8198e273-ae33-4822-9e45-9fb01e243170",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "f5fe98d1-5df9-4d00-bea6-9c953a45ecb9",
+                     *                     "id": "12dc04c3-9611-4dbb-975e-e216bba5a706",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "018f0153-b130-461b-a8dc-7171acd571c2",
+                     *                     "id": "5e097ff6-5f3e-4fdd-af01-679c3bc79452",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "799b63ac-af18-4e8c-8f7f-4d6d5aa84351",
+                     *                     "id": "53915f93-09e8-4dc8-a989-ab2db71108c3",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4382,34 +4959,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "128fcb81-d4a6-4de8-87f6-39c4ab996cca",
+                     *             "id": "edf7f33e-464f-47c0-a9b1-1fa75ede0e2a",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "2c1b089f-263b-4e96-a1f6-c5e966b6bbdf",
+                     *                 "id": "1a00b082-89c4-4c04-9289-16b8b5676e60",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4210a497-db5e-4a90-b77c-e3fbdad53c53",
+                     *                     "id": "87fa9229-00c8-4004-91f8-3503517ccd9c",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "a081e94e-8db3-4f1d-98de-566b9d637b86",
+                     *                     "id": "c5f81a8a-4009-4c1f-8a58-36ea1ddbd568",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "689b09d0-5fcd-466b-90f3-65edb0db850d",
+                     *                     "id": "fe30fc2f-7d08-405e-b712-d7501a88c511",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "de6282c6-cbe5-4269-a188-33c4db677e41",
+                     *                     "id": "0a6c643a-a77b-439a-85ea-2a1d7d99fc0b",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "dc38cf7f-e8de-4745-8687-4cce52fb6dee",
+                     *                     "id": "bde2b08d-2ae9-431d-9800-1555992176bd",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4417,34 +4994,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a1fc1d01-10e7-4db9-8749-d4043c491c3a",
+                     *             "id": "5a7fd3a7-3e39-4471-ad8b-c1358b0c37bb",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "bc867f56-1cae-46ba-89f3-12f972b497c4",
+                     *                 "id": "bf223970-bc4e-47cd-9eab-14037c875244",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "36e58e98-57ba-4528-a5a1-dfea7d75626f",
+                     *                     "id": "9ab72943-7564-4476-a2b2-0bacea6ebbf2",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "cf20c149-4567-4003-bace-4908bcc0fa15",
+                     *                     "id": "d2d48f16-0420-413a-b86c-3526b29b692c",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "333a5ae7-1dd9-446a-9f87-116b414f9ac4",
+                     *                     "id": "e873d6f4-f291-4ad4-8c90-1441a8100855",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "4173e315-c286-49e1-8a97-58035c96e489",
+                     *                     "id": "30a36906-1773-4197-a3ad-d36d0436f19a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "8086b767-7887-42e2-8e43-3efdd828209c",
+                     *                     "id": "a7b6458d-1d70-42d2-9776-81feb159c003",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4452,34 +5029,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f76f7599-cf34-4736-929a-fb73bd90b15e",
+                     *             "id": "d9bd1388-6ead-4fcd-8893-f420d1b7845a",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "0724fcf9-1bde-4ec7-bcfc-f76700c5918b",
+                     *                 "id": "75a917f1-dad2-4e24-85a9-251bd8f4d0bf",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "28588fdb-f7f3-4ec8-8c75-8bbbe6f4b57d",
+                     *                     "id": "c3a79b94-1762-4ab2-aa02-ff6db9eba4f9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "9c703e43-0bfc-43e4-8bc8-b1c0b338c102",
+                     *                     "id": "8e2e198e-176b-4f20-9318-20716305922a",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "3d4d66d0-451c-4143-a7e5-cdff02b11ffe",
+                     *                     "id": "2e963f93-1493-49ab-843e-432be549be12",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "3c7f0c81-f32e-48d2-9d46-e3c2e3beb7be",
+                     *                     "id": "a9e0f330-688c-41f7-ac26-2d06721080eb",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "79e46300-622e-40ba-bf05-ebc492521534",
+                     *                     "id": "0145e9b6-3cec-4a10-b068-9d970219b872",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4487,34 +5064,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3f82477c-e15a-4bb9-b288-0bc8f1e80894",
+                     *             "id": "04c969ef-92ee-4f4b-ac25-e065b58a221b",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "e4419457-d15c-4566-87cb-37b087af3a93",
+                     *                 "id": "b4694813-b254-4fec-b627-0335f6efba66",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "692b033a-4351-458b-ae02-2ba1fa3cae6d",
+                     *                     "id": "546a5254-f920-4254-89fb-e31981ce73c9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "3c771177-c3ed-4c70-8ca2-1514f35e6b38",
+                     *                     "id": "c953dd61-ec8d-40e2-8652-28b6da8fff36",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "424e272f-4af5-467c-ac16-2d236ab3cb3f",
+                     *                     "id": "15509a4e-d172-4667-9852-6e114194a8a6",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "1d1cc428-7e10-41c5-b675-5e282a8a3b7a",
+                     *                     "id": "c3fc965b-2d82-4436-96f3-130276d2329e",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "32c9c907-2430-4936-ac61-6417fdbb0a89",
+                     *                     "id": "5cbc56a0-7fe6-4b8f-9c7b-ed96b573d794",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4522,34 +5099,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "d2440210-35a0-4503-aa6b-62d2fe9db6f6",
+                     *             "id": "40e671b2-4381-4b27-b03b-ff824f14468b",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "49161ebe-988f-4ceb-9a44-fa2986485950",
+                     *                 "id": "2fd28494-c4ba-43e2-9483-2787f63bfdc1",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "bf619575-8375-48f9-acdd-6bb608afcec4",
+                     *                     "id": "39471085-863f-48a2-903d-00ca583ed2ff",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "ad2cd5d6-ecf5-48c0-b9b4-11fc6d2fe1bd",
+                     *                     "id": "f065ce48-2a82-4885-ad56-834a7c7f75cd",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "3c4ec7ff-a657-4c5b-a978-5a7adbc768dc",
+                     *                     "id": "2ca1dc9b-094d-4227-b6cf-ad080985113b",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b7a243a5-310b-4142-9519-bc41864977df",
+                     *                     "id": "5c7a1e7d-fe44-4d34-87c7-900284fa68bf",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "69383db8-d070-4c87-9077-121a96dd76d3",
+                     *                     "id": "7b964ece-944d-4be1-ae74-81c442bf4cc7",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4557,34 +5134,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c020c485-59fe-455d-b695-4c0089e5a95d",
+                     *             "id": "5b10bef5-16a4-4503-b80c-7340df8d7ed7",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "de1be121-eee9-4a17-ab79-4861df5b0c3f",
+                     *                 "id": "385cd34f-9aa6-4b28-abc7-cd3efb9bd6f3",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "dcf7efee-fbef-4e42-a013-a85344b5a838",
+                     *                     "id": "9d372327-30eb-4589-96e1-a834e696d0b9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "842dd9c7-49d9-42fa-91f4-cd6b3ef80fbc",
+                     *                     "id": "9a5c8e98-bf5c-491e-b75c-ce81d6355e6a",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "f4637261-5002-48de-92e1-d7eb4bb63b85",
+                     *                     "id": "e9284b5c-0d79-4dc5-868a-4453992d2900",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "f6e03f62-1e5a-4017-94a9-0f71a95ffef2",
+                     *                     "id": "71386c35-0d1f-46fa-8d06-3b074a249383",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "02c8c647-4257-4d94-a07c-1fe047a7c590",
+                     *                     "id": "fc9a8435-6029-46ee-a2f2-9321cae56989",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4592,36 +5169,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "20597532-8e65-4e1a-acae-e550984ee7bd",
+                     *             "id": "4d5f6c77-efd6-46d5-817e-090c206d65ec",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "2158d44d-97f2-42fb-b037-951ca13cf483",
+                     *             "id": "9d1674a9-127b-4168-9898-8c276b1c00c5",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "37bfd8c7-eea9-48d2-b083-1e11d15c02ec",
+                     *                 "id": "ade4a056-1f22-4896-af76-f898612343c8",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "6e9a9c17-99e9-43c0-bc29-a8d1749e899b",
+                     *                     "id": "c2fd809b-a0bf-4c1d-bb34-47260e0551a4",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "f0df90d6-dc29-4e31-b4fe-2f079d8538ce",
+                     *                     "id": "480e4b52-2b8a-4daf-8b43-a1c847ca6a08",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "576b2ad1-4709-4ca1-a61a-f6d9e6262c32",
+                     *                     "id": "e2823d46-efcb-4056-858e-17ebf50439e1",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "9ddbfd65-548e-4d7f-87c8-c658aaf7076d",
+                     *                     "id": "d8f93e0e-f6ce-44d8-9d33-c317090fb85e",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -4629,50 +5206,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "92ef043b-be23-484c-9fa4-00cb793f194a",
+                     *             "id": "fcba0b6b-2af9-408d-919b-45e45a96e52d",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "80a9af29-3a1a-4dd4-9d9d-d51eeabc4f3b",
+                     *                 "id": "3b9170d2-8b62-4e65-bd20-1b401fa58b43",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9a465da3-378b-4620-bd33-b2a5ec50d9e9",
+                     *                     "id": "e0d77f45-5f1e-4698-957c-2a2395c2a931",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "50d46810-a39d-411e-8cd6-4d574396d70a",
+                     *                     "id": "3e9c2b06-dc6c-45ff-9389-e5d9663a5d08",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "c2c4b20f-7371-412c-9dd9-5aafbc036879",
+                     *                     "id": "4b1c9703-b17e-4b3a-b331-e345d0c06bb3",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "c60d08bf-2959-47cb-80c6-aa9f679c93dd",
+                     *                 "id": "83d8eee4-574e-4fbb-8fb1-e1a2546cfdd8",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f8837b6c-91bd-4d49-923d-fe1a152ec42d",
+                     *                     "id": "f3e5b274-ac2b-4859-bf0d-4ff17d8a8a84",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "d139106a-402d-44b4-83f4-95362f688b66",
+                     *                     "id": "aee03ead-f310-4ca3-a06e-cf953878d1f1",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "35fb93e9-5bc1-494f-a64b-c59c540d6047",
+                     *                     "id": "0f9677f0-e34c-450e-ba2e-cd887105c0e6",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "73560e48-79a2-4e96-a9d8-5755699b5802",
+                     *                     "id": "fd51dca7-3793-49e3-ba5c-fc97c97d652b",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -4680,30 +5257,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f3cc912a-1e47-43e3-ad47-c894b0848824",
+                     *             "id": "aa0a7ef7-b035-4e08-b329-149bc9138990",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "16436783-35dd-4a63-a62b-0c3cb1ce87b8",
+                     *                 "id": "6d971a0c-c080-4efa-b360-72a01d6098fd",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "83d36142-5d0d-4106-805d-2bbf3b5865ae",
+                     *                     "id": "b45cfb2b-8671-4557-b9fb-c0fe2339e82e",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "e50c874b-d2eb-4c18-80fc-faa4e91f3bdf",
+                     *                     "id": "fb56d2d0-baba-4da5-9e93-5a2a4f9ed7eb",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "1deb8c3f-b1d4-4e2e-ad84-58922a8077a2",
+                     *                     "id": "1e39aae7-c696-488c-a7e6-b1354ac3c020",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "a9826f26-f235-4a7e-a766-0baecec4a517",
+                     *                     "id": "de200ba4-4354-4aea-82b2-0f5cd2a3e480",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -4711,30 +5288,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8dbecb5e-585b-4225-95fb-a06370830a13",
+                     *             "id": "3fa241c1-3bac-4826-ac9e-41aefe743780",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "64aecb3e-1cb6-4aeb-af9c-da3bddcf474f",
+                     *                 "id": "f16ba8ec-c30a-4c23-bb05-7762f7782316",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c86400ea-b1c5-428b-a044-c9bb029473b5",
+                     *                     "id": "d1df6f20-9449-4946-82aa-1859bc2ef8b4",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "cf12a546-47d5-41e3-94be-6147daaeff5c",
+                     *                     "id": "0ff4d220-2098-48e9-9c36-5bb0ee013a72",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "3f16ae32-9b50-4ea2-8979-09e36d17ac5f",
+                     *                     "id": "2ddb23fc-0566-40fd-ae66-e554af583c21",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "58425330-2060-49e0-9d30-b0cf944c6be9",
+                     *                     "id": "b9f6189f-f83c-448b-bcb9-a1e443dbc551",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -4742,26 +5319,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "fad7e257-4b6c-4a87-b585-75b2f70e1b7d",
+                     *             "id": "93a5e1e1-c7ec-4fba-92e2-619821e5d620",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "5d199772-f849-4e1a-86bc-d8a42d285822",
+                     *                 "id": "0ac11d5b-d588-4ed6-86e8-9ce77972cca0",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "545d1687-11fa-4428-8eb8-08ba22c9960e",
+                     *                     "id": "76e3dd8b-d19b-4e81-b9f1-152e1f0f0ff8",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "a400a4d6-cafc-47b4-8b41-9e87cde5c0d7",
+                     *                     "id": "21096231-9a70-4c2e-a178-21dedfb2604a",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "5190e6c0-a19d-4e15-8981-8de4bf97838b",
+                     *                     "id": "2b106647-6b43-4e4a-8908-c0b70c2d147e",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -4769,22 +5346,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a5b9f616-5a81-4d17-921e-8c9498bc6220",
+                     *             "id": "38644f09-f3fc-4c8f-bfb4-95d234c348cd",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "a6e11916-d7d3-40f2-9774-5c117d78d2fb",
+                     *                 "id": "b2cf727f-daec-46da-8ea4-09c448e359d4",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "1ececee3-e620-40a5-8cd6-83d4b63f6550",
+                     *                     "id": "4c2a8571-472a-4187-9e57-22cb29b9e9a0",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "1fdececb-bba4-497f-af9f-8345ba5418f7",
+                     *                     "id": "401e6cfa-e1c9-4ad1-a970-c3f3663e7e07",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -4792,46 +5369,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9a2a0456-02fa-43ed-b600-f71332bfbecb",
+                     *             "id": "81354973-f1f5-4235-806f-17ebaed0cd9e",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "8387cf47-b1f6-406f-89ea-c5a7d7b3b6e7",
+                     *                 "id": "f0244c92-0787-4678-b113-12cce5c1ee0c",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "18673061-90f5-44e7-b194-58e2f6b5c57e",
+                     *                     "id": "88ccc005-f55f-4945-bd72-86a8d6e75770",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "74561325-a5bd-409c-9de9-4f4a236a0a5a",
+                     *                     "id": "b748d8b9-ff94-4075-93c5-a42d094674a1",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "54987d03-cd6f-43a5-a9ec-7f9b449572d2",
+                     *                 "id": "e18d389b-64b7-4537-9d2c-c039e8f52859",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "fe57ba7b-8b30-46d1-b65f-e5fe16a03e1c",
+                     *                     "id": "34bfe10c-8ee4-443d-99a7-685b9c49e66c",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "caa96d0c-b156-4dfb-92ef-d7e390f39665",
+                     *                     "id": "2347f2ca-d7d4-428c-9d29-fc44e120a222",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "8a21f8a5-eedc-402e-bf5d-d73dfb60c649",
+                     *                     "id": "b10af886-3b1e-4976-b398-c637040e1944",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "fa863f7a-9f06-40d1-9969-eee264b897cd",
+                     *                     "id": "2dd0c9f6-e482-46a3-9e97-455d906e24ce",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -4839,78 +5416,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "88d461e5-9a7e-4af4-b869-9aeb1b23129e",
+                     *             "id": "9ef51985-26a6-4be8-8693-89f2aa3f7450",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "b7835d67-a35a-4add-b9c9-fddc485ec61f",
+                     *                 "id": "a371cff2-af08-4b29-9239-e5797866e264",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0cbe57c9-56a8-4661-9733-e4c92a1fa289",
+                     *                     "id": "8b83c032-7217-41ae-8ee3-b828d9fedba7",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "d3839017-f6f5-47de-ba9d-b070ec9b4fd6",
+                     *                     "id": "d37c1dfd-b982-4163-8fec-55351f04a5d1",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "8ec9fe22-5272-4228-a8a2-7c849122944d",
+                     *                     "id": "93525175-9e3b-446a-be13-7b59d05d5580",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "9c2bdc00-f9d7-4bac-af8c-9f840f3bcb11",
+                     *                 "id": "b6506689-5a33-4d84-9fd9-db9f3c97b3b9",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "6b402d1e-4437-4885-a927-780f5e562860",
+                     *                     "id": "75c6b19b-b9b5-4009-af35-4dba9a41d551",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "db4f1ece-fe61-4b0b-ad25-b95f744a9c9e",
+                     *                     "id": "59e92b33-73c7-4898-80a9-0e3a61f41cba",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "130e32d5-501b-418c-becc-0c1a31a85295",
+                     *                     "id": "3fb04ead-997e-4612-87d1-2579bb79fa81",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "09377b20-0c04-41ef-b5d2-a65f289acbf7",
+                     *                     "id": "0b7b224f-1129-4aed-88cb-23e8b39bfdc6",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "35e7ba8e-79f4-4a99-80b4-c7c006bfe469",
+                     *                 "id": "3db21b5b-9e6b-4cf2-b4b8-7500f465a02f",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0cf65158-3a29-497c-b8dc-c50ef742e211",
+                     *                     "id": "3340c680-da22-4ad3-a8b2-aaa2c28adb46",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "d4e692e0-4879-4ae7-a40f-b68c19c67203",
+                     *                     "id": "78b7f06e-90da-4ae5-b404-4d975973d9ac",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "14393728-c20a-4951-ad68-f4e6526c24a7",
+                     *                     "id": "afb2b359-31a3-4844-89c0-46a5a689017c",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "d54f95e0-3285-4deb-905f-756335f9379c",
+                     *                     "id": "43c0ca5a-951b-4b60-8869-c10be9425d8e",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "6319ff53-0b6d-4b00-9733-910e8184696d",
+                     *                     "id": "a98d18eb-14fa-46e1-a2e2-4052ec787598",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4918,30 +5495,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "0b808f8a-c526-4286-800b-2f82df098b5c",
+                     *             "id": "499902c3-ca08-4a82-b80b-09f314ccb8d5",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "40d0c28f-dfc8-46db-beda-6ef1de01cb65",
+                     *                 "id": "931283cf-ad4e-44be-9587-696e399522cf",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d82ed929-3d8c-4e91-bafa-63cfcefad61e",
+                     *                     "id": "310541d8-a772-4c83-bccc-d2c171159b03",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "3655e84f-fc2f-4088-8485-bbccda12080e",
+                     *                     "id": "ddbeb4ce-ee72-45be-b65b-bca1a5d27d9c",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "538c4526-f190-4087-a683-50551c26d745",
+                     *                     "id": "af76a22f-90e4-4501-b8c5-a4e51cce9a68",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "ba85cf5b-d0c8-4acd-a887-8fd70173b004",
+                     *                     "id": "130a069f-e3ed-42a2-b352-b5061634b25d",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -4949,50 +5526,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e14739ee-463f-4912-895f-ad8ac2e287b2",
+                     *             "id": "e9f73efc-9c4e-4a6e-bc2b-eb34c3ba7904",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "c07043d0-ad41-4178-9269-9cc93391d69a",
+                     *                 "id": "403e7f9a-477a-4565-81c6-272ad6b926f6",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "bbb9aedb-9633-4170-a0eb-fc5bb69105c0",
+                     *                     "id": "731ce63d-cd62-4c6e-8b12-afb4e8ca1c38",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "d35fa44a-834d-4db7-86ec-9530c084d427",
+                     *                     "id": "200cc5c7-53c9-4575-b287-9698f3f9feb2",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "18829c7e-c9c6-4268-88f5-a2102e144559",
+                     *                     "id": "ef863bb1-a49a-4bec-aea9-1db793dfac41",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "3ccdc340-3b39-43d6-985e-0c639c049038",
+                     *                 "id": "0b76117f-aa18-4764-beab-07998356f294",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "74b34b59-4083-4ec0-ba22-21d9c39cd555",
+                     *                     "id": "6e83ac9f-6ef6-4763-95d0-5edec19296ea",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "ed781777-12c9-4e36-895b-b32f90dbdc8c",
+                     *                     "id": "f7e9ba3a-af3d-44ee-a60c-9f5f90f12b3f",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "f35e0073-7430-414b-8fce-afa9ef42c49b",
+                     *                     "id": "7f2d51d7-97c5-489f-a14c-e18a00db355e",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "c95927d0-db01-4e33-8ae9-a50c7cacb08e",
+                     *                     "id": "7c2ee13c-9519-4898-aa86-57a69c4f8f05",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5000,30 +5577,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "d538036c-5ada-4536-822e-46446f57fc55",
+                     *             "id": "caef1dae-ad5a-4c05-8b2c-3fe5410dd65e",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "31d063f5-81d4-44ed-9b5c-4f71f90eb440",
+                     *                 "id": "a223c690-b51c-4e08-8bd7-06a146e4a912",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b4aa523e-17c2-4b30-8c89-078c85bedbac",
+                     *                     "id": "22a928c7-3a9d-463a-a2e8-f832f483d446",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "8c5dfcf5-87cc-4eb3-b105-d1627bfdfccb",
+                     *                     "id": "b48d5dae-5566-48d9-b2b5-e1c3191da27e",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "c6e8f9a3-9c15-4698-82d0-7cb1b2998207",
+                     *                     "id": "ddc5f559-22b0-405a-9e3a-707b9eabfa88",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "b3ff8642-779a-4fb9-b048-178789d39bb1",
+                     *                     "id": "1fd74949-b45e-4170-9ce5-42f13a4010cc",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5046,12 +5623,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5061,27 +5644,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5091,13 +5686,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5107,12 +5709,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5122,13 +5730,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,12 +5764,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5164,10 +5785,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "a76ffb36-21c7-4f0a-8e9a-c96f0074699d",
+                     *             "id": "c61b3820-8c5b-4255-9526-fa6fa30afded",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-24T15:23:20.019Z"
+                     *             "updatedAt": "2026-11-24T15:45:41.590Z"
                      *           }
                      *         ]
                      *       }
@@ -5185,12 +5806,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5200,27 +5827,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,13 +5869,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5246,12 +5892,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5261,13 +5913,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5298,12 +5957,18 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5311,8 +5976,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "bbc3701d-00db-4b8c-85db-23a14c6daa83",
-                     *         "filePath": "media/bbc3701d-00db-4b8c-85db-23a14c6daa83.png"
+                     *         "id": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                     *         "filePath": "media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png"
                      *       }
                      *     }
                      */
@@ -5326,12 +5991,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,27 +6012,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5371,12 +6054,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5386,13 +6075,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5402,12 +6098,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5417,13 +6119,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5464,12 +6173,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5479,16 +6194,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
+                     *             "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-24T15:23:20.836Z",
-                     *             "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *             "createdAt": "2026-11-24T15:45:42.872Z",
+                     *             "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *                 "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -5500,16 +6215,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "ca079683-7e1e-479c-afc2-11d627d773d6",
+                     *             "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-24T15:23:21.020Z",
-                     *             "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *             "createdAt": "2026-11-24T15:45:43.100Z",
+                     *             "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *                 "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -5542,12 +6257,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5557,27 +6278,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5587,13 +6320,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5603,12 +6343,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5618,13 +6364,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5640,7 +6393,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -5651,12 +6404,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5665,16 +6424,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
+                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-24T15:23:20.836Z",
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "createdAt": "2026-11-24T15:45:42.872Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -5700,12 +6459,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5715,27 +6480,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5745,13 +6522,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5761,12 +6545,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5776,13 +6566,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,7 +6598,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -5812,13 +6609,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5827,16 +6631,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
+                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-24T15:23:20.836Z",
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "createdAt": "2026-11-24T15:45:42.872Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -5844,7 +6648,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-24T15:23:21.088Z",
+                     *           "takenAt": "2026-11-24T15:45:43.284Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -5862,13 +6666,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5878,29 +6689,43 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5910,13 +6735,20 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5926,13 +6758,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5942,13 +6781,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,13 +6804,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5974,12 +6827,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5989,13 +6848,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6014,7 +6880,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -6035,13 +6901,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6050,16 +6923,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
+                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-24T15:23:20.836Z",
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "createdAt": "2026-11-24T15:45:42.872Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6069,8 +6942,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-24T15:23:21.088Z",
-                     *           "deliveredAt": "2026-11-24T15:23:21.309Z"
+                     *           "takenAt": "2026-11-24T15:45:43.284Z",
+                     *           "deliveredAt": "2026-11-24T15:45:43.793Z"
                      *         }
                      *       }
                      *     }
@@ -6087,13 +6960,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6103,29 +6983,43 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6135,13 +7029,20 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6151,13 +7052,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,13 +7075,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6183,13 +7098,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6199,12 +7121,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6214,13 +7142,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6239,7 +7174,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example ca079683-7e1e-479c-afc2-11d627d773d6
+                 * @example 03aafa73-04b8-4f20-8a35-ef699010819e
                  */
                 id: string;
             };
@@ -6260,13 +7195,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6275,16 +7217,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "ca079683-7e1e-479c-afc2-11d627d773d6",
+                     *           "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-24T15:23:21.020Z",
-                     *           "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *           "createdAt": "2026-11-24T15:45:43.100Z",
+                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6310,13 +7252,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6326,29 +7275,43 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6358,13 +7321,20 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6374,13 +7344,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6390,13 +7367,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6406,13 +7390,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6422,12 +7413,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6437,13 +7434,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,7 +7471,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -6478,12 +7482,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6493,19 +7503,19 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "1c02cbf0-4f65-4dbf-af48-57584184bf41",
+                     *             "id": "ad0370fd-39b9-4e8b-ae18-dbf337a865e0",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-24T15:23:21.173Z"
+                     *             "createdAt": "2026-11-24T15:45:43.444Z"
                      *           },
                      *           {
-                     *             "id": "2faf9335-bbbc-4db7-b7a0-8a6c971b8bc5",
+                     *             "id": "8ce1c20f-5daa-4709-b878-1764b1a0ebf9",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-24T15:23:21.248Z"
+                     *             "createdAt": "2026-11-24T15:45:43.613Z"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-24T15:23:21.248Z"
+                     *         "nextCursor": "2026-11-24T15:45:43.613Z"
                      *       }
                      *     }
                      */
@@ -6527,12 +7537,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6542,27 +7558,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6572,13 +7600,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6588,12 +7623,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6603,13 +7644,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,7 +7676,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 0b4a4c42-ca65-4ced-878d-21c0f832e798
+                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
                  */
                 id: string;
             };
@@ -6648,13 +7696,20 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6663,10 +7718,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "2faf9335-bbbc-4db7-b7a0-8a6c971b8bc5",
+                     *           "id": "8ce1c20f-5daa-4709-b878-1764b1a0ebf9",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-24T15:23:21.248Z"
+                     *           "createdAt": "2026-11-24T15:45:43.613Z"
                      *         }
                      *       }
                      *     }
@@ -6683,13 +7738,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6699,29 +7761,43 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6731,13 +7807,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6747,13 +7830,20 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6763,13 +7853,20 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6779,13 +7876,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6795,12 +7899,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6810,13 +7920,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6852,12 +7969,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6867,21 +7990,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "0273d4fb-2e00-4279-8a15-3fc7a91dc74b",
+                     *             "id": "f7a7f686-fc17-4c61-ad53-c67bae730a4a",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-24T15:23:20.836Z",
+                     *             "createdAt": "2026-11-24T15:45:42.872Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "0b4a4c42-ca65-4ced-878d-21c0f832e798",
+                     *                 "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-24T15:23:20.836Z",
-                     *                 "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *                 "createdAt": "2026-11-24T15:45:42.872Z",
+                     *                 "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *                     "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -6895,21 +8018,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "d812c802-4a5a-4284-937e-6a416f6f23e4",
+                     *             "id": "b09796c4-eab1-498a-bfb0-dff8044abd65",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-24T15:23:21.020Z",
+                     *             "createdAt": "2026-11-24T15:45:43.100Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "ca079683-7e1e-479c-afc2-11d627d773d6",
+                     *                 "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-24T15:23:21.020Z",
-                     *                 "productId": "0becdd26-b080-4925-abdc-84ae03c3212e",
+                     *                 "createdAt": "2026-11-24T15:45:43.100Z",
+                     *                 "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "4dcd6014-6276-4abe-950d-516ac8a79eb1",
+                     *                     "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -6923,7 +8046,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_46419854"
+                     *         "nextCursor": "v1_2_507281f3"
                      *       }
                      *     }
                      */
@@ -6942,12 +8065,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6957,27 +8086,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6987,12 +8128,18 @@ export interface operations {
             /** @description `CURSOR_EXPIRED`: The cursor points before the oldest event still kept: start again without `after`. */
             410: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7002,13 +8149,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,12 +8172,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,13 +8193,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7060,12 +8227,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7075,7 +8248,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *             "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -7084,8 +8257,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-24T15:23:20.702Z",
-                     *             "updatedAt": "2026-11-24T15:23:20.702Z"
+                     *             "createdAt": "2026-11-24T15:45:42.817Z",
+                     *             "updatedAt": "2026-11-24T15:45:42.817Z"
                      *           }
                      *         ]
                      *       }
@@ -7103,12 +8276,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7118,27 +8297,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7148,13 +8339,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7164,12 +8362,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,13 +8383,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7220,12 +8431,18 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7234,7 +8451,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7243,10 +8460,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:23:20.702Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.702Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.817Z"
                      *         },
-                     *         "secret": "whsec_MjMnxNJlux7sh/F6Eg8GHVz+wIopHfc+SN7EbEp1w1s="
+                     *         "secret": "whsec_RXnvynt8BaGXshJ34Z4Zdo9kpoYTEKvsNJKLFsWlBxg="
                      *       }
                      *     }
                      */
@@ -7264,12 +8481,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7279,27 +8502,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7309,12 +8544,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7324,13 +8565,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7340,12 +8588,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7355,13 +8609,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7377,7 +8638,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -7388,12 +8649,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7402,7 +8669,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7411,8 +8678,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:23:20.702Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.702Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.817Z"
                      *         }
                      *       }
                      *     }
@@ -7429,12 +8696,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7444,27 +8717,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7474,13 +8759,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7490,12 +8782,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7505,13 +8803,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7527,7 +8832,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -7538,12 +8843,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7552,7 +8863,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7561,8 +8872,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:23:20.702Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.791Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.862Z"
                      *         }
                      *       }
                      *     }
@@ -7579,12 +8890,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7594,27 +8911,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,13 +8953,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7640,12 +8976,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7655,13 +8997,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7677,7 +9026,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -7698,12 +9047,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7712,7 +9067,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7721,8 +9076,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:23:20.702Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.768Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.857Z"
                      *         }
                      *       }
                      *     }
@@ -7739,12 +9094,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,27 +9115,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7784,12 +9157,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7799,13 +9178,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7815,12 +9201,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7830,13 +9222,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7852,7 +9251,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -7863,12 +9262,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7877,7 +9282,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
+                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7886,10 +9291,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:23:20.702Z",
-                     *           "updatedAt": "2026-11-24T15:23:20.791Z"
+                     *           "createdAt": "2026-11-24T15:45:42.817Z",
+                     *           "updatedAt": "2026-11-24T15:45:42.862Z"
                      *         },
-                     *         "secret": "whsec_8AeFDlGBjNbpsnCYtG09JIkmYGmaMW3DkUOIdQRXXZA="
+                     *         "secret": "whsec_N/PE7vHCEiEqsuQQ8iGMjsVBa6owyl1S4s9sPtD4JF0="
                      *       }
                      *     }
                      */
@@ -7907,12 +9312,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7922,27 +9333,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7952,13 +9375,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7968,12 +9398,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7983,13 +9419,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8005,7 +9448,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -8016,12 +9459,18 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8030,17 +9479,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "4534598a-c470-4189-9494-ad91128c633b",
-                     *           "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *           "eventId": "70a3e492-795d-4187-a93a-8e91ad236aea",
+                     *           "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
+                     *           "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-24T15:23:21.644Z",
+                     *           "nextAttemptAt": "2026-11-24T15:45:44.208Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-24T15:23:21.644Z"
+                     *           "createdAt": "2026-11-24T15:45:44.208Z"
                      *         }
                      *       }
                      *     }
@@ -8057,12 +9506,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8072,27 +9527,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8102,13 +9569,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8118,12 +9592,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8133,13 +9613,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8165,7 +9652,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
             };
@@ -8176,12 +9663,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8191,69 +9684,69 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "4534598a-c470-4189-9494-ad91128c633b",
-                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *             "eventId": "70a3e492-795d-4187-a93a-8e91ad236aea",
+                     *             "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:23:21.664Z",
-                     *             "nextAttemptAt": "2026-11-24T15:23:21.644Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:44.235Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:44.208Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-24T15:23:21.644Z"
+                     *             "createdAt": "2026-11-24T15:45:44.208Z"
                      *           },
                      *           {
-                     *             "id": "adf97e2d-48aa-4708-98d1-1131e46d2beb",
-                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *             "eventId": "8464ea94-e3e4-4aa4-adc7-bdfed29b2efe",
+                     *             "id": "1d963544-ea40-441e-ac5d-742c438e78a2",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "bde6e956-c92d-4c07-9b46-4bdc656534b6",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:23:21.260Z",
-                     *             "nextAttemptAt": "2026-11-24T15:23:26.438Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:43.638Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.401Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:23:21.245Z"
+                     *             "createdAt": "2026-11-24T15:45:43.610Z"
                      *           },
                      *           {
-                     *             "id": "0a96c260-c192-4fad-8426-3dd5ffec326e",
-                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *             "eventId": "1f7a2ce0-9106-4e25-979f-e66f3775829c",
+                     *             "id": "e0c4b6c8-6a66-4539-a874-fb7db646fd4b",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "e76da9b8-a78e-4f8e-8fac-744a5591a6a3",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:23:21.187Z",
-                     *             "nextAttemptAt": "2026-11-24T15:23:26.069Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:43.468Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.878Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:23:21.159Z"
+                     *             "createdAt": "2026-11-24T15:45:43.442Z"
                      *           },
                      *           {
-                     *             "id": "f02f9b16-e71b-410d-9a5a-e0c5ba38e386",
-                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *             "eventId": "d812c802-4a5a-4284-937e-6a416f6f23e4",
+                     *             "id": "b177cf63-142b-4845-a8d8-864645ee4170",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "b09796c4-eab1-498a-bfb0-dff8044abd65",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:23:21.031Z",
-                     *             "nextAttemptAt": "2026-11-24T15:23:25.863Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:43.116Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.468Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:23:21.020Z"
+                     *             "createdAt": "2026-11-24T15:45:43.100Z"
                      *           },
                      *           {
-                     *             "id": "b4218364-6367-494b-8109-d6c237024884",
-                     *             "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *             "eventId": "0273d4fb-2e00-4279-8a15-3fc7a91dc74b",
+                     *             "id": "9ca09fbb-5f7e-4f74-bf55-f0f425483467",
+                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "eventId": "f7a7f686-fc17-4c61-ad53-c67bae730a4a",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:23:20.918Z",
-                     *             "nextAttemptAt": "2026-11-24T15:23:26.072Z",
+                     *             "lastAttemptAt": "2026-11-24T15:45:42.943Z",
+                     *             "nextAttemptAt": "2026-11-24T15:45:48.192Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:23:20.836Z"
+                     *             "createdAt": "2026-11-24T15:45:42.872Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -8274,12 +9767,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8289,27 +9788,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8319,13 +9830,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8335,12 +9853,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8350,13 +9874,20 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8372,12 +9903,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example bebaa0d7-1daa-4443-b2ef-3e25e115f2aa
+                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 4534598a-c470-4189-9494-ad91128c633b
+                 * @example fdf564fd-a279-412c-a24d-1a6caf613b61
                  */
                 deliveryId: string;
             };
@@ -8388,12 +9919,18 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8402,17 +9939,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "4534598a-c470-4189-9494-ad91128c633b",
-                     *           "endpointId": "bebaa0d7-1daa-4443-b2ef-3e25e115f2aa",
-                     *           "eventId": "70a3e492-795d-4187-a93a-8e91ad236aea",
+                     *           "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
+                     *           "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-24T15:23:21.664Z",
-                     *           "nextAttemptAt": "2026-11-24T15:23:21.703Z",
+                     *           "lastAttemptAt": "2026-11-24T15:45:44.235Z",
+                     *           "nextAttemptAt": "2026-11-24T15:45:44.382Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-24T15:23:21.644Z"
+                     *           "createdAt": "2026-11-24T15:45:44.208Z"
                      *         }
                      *       }
                      *     }
@@ -8429,12 +9966,18 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8444,27 +9987,39 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyInvalidError"];
                 };
             };
-            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters. */
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8474,13 +10029,20 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8490,12 +10052,18 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8505,13 +10073,1404 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:44.666Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    putDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:42717/deliver"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeliveryEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:44.666Z"
+                     *         },
+                     *         "secret": "whsec_FWYsvSNumqvDGTX3yvAQQyOUX5Jfp1hR4aLRvBxAcfw="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as for webhooks. Shown only when the endpoint is created and on rotation: keep it. */
+                            secret?: string;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:46.077Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    rotateDeliveryEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryEndpoint": {
+                     *           "url": "http://127.0.0.1:42717/deliver",
+                     *           "createdAt": "2026-11-24T15:45:44.666Z",
+                     *           "updatedAt": "2026-11-24T15:45:46.077Z"
+                     *         },
+                     *         "secret": "whsec_qEMLnHFgJQhPhkW14hBpAKloq5I0KFQsnSIJqKxksjQ="
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryEndpoint: components["schemas"]["DeliveryEndpoint"];
+                            /** @description The signing secret, `whsec_` + base64 of 32 random bytes, as for webhooks. Shown only when the endpoint is created and on rotation: keep it. */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    testDeliveryEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                 *       "quantity": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeliveryEndpointTestInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "result": {
+                     *           "ok": true,
+                     *           "statusCode": 200,
+                     *           "durationMs": 85,
+                     *           "valuesCount": 1,
+                     *           "problems": []
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            result: components["schemas"]["DeliveryEndpointTestResult"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"] | components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getDeliveryRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example c74c2bae-8e32-4897-974a-c4d9843f03fd
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryRequest": {
+                     *           "id": "f15fd370-daae-462e-a52d-e96b6bfeb5ba",
+                     *           "orderId": "c74c2bae-8e32-4897-974a-c4d9843f03fd",
+                     *           "status": "succeeded",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-24T15:45:45.018Z",
+                     *               "statusCode": 200,
+                     *               "error": null,
+                     *               "durationMs": 91
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": null,
+                     *           "createdAt": "2026-11-24T15:45:44.871Z",
+                     *           "updatedAt": "2026-11-24T15:45:45.018Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryRequest: components["schemas"]["DeliveryRequest"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    retryDeliveryRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 99ba48b8-823f-406c-beb3-93dd75d6973d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deliveryRequest": {
+                     *           "id": "9e7e79a7-c2eb-47a0-b883-dbf19eb1f6c2",
+                     *           "orderId": "99ba48b8-823f-406c-beb3-93dd75d6973d",
+                     *           "status": "pending",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2026-11-24T15:45:45.841Z",
+                     *               "statusCode": 409,
+                     *               "error": "HTTP 409: the endpoint cannot supply this order; no further attempt.",
+                     *               "durationMs": 263
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": "2026-11-24T15:45:45.949Z",
+                     *           "createdAt": "2026-11-24T15:45:45.366Z",
+                     *           "updatedAt": "2026-11-24T15:45:45.949Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deliveryRequest: components["schemas"]["DeliveryRequest"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. */
+            409: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderInvalidStatusError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window for this key. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -12,6 +12,7 @@ import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
 import { ApiError, notFound, validationError } from '../plugins/errors.js'
 import type { Order, OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
+import { deliveryRequestCtes } from './delivery-requests.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
@@ -215,7 +216,9 @@ export const confirmOrder = (db: Db, orderId: string) =>
 /**
  * The purchase as one statement (db/event-statements.ts): the order (whose
  * `external` a trigger copies from the product) and, for a product with
- * automation, its `order.paid` event.
+ * automation, its `order.paid` event; for a product with `autoDelivery:
+ * endpoint`, its delivery request (db/delivery-requests.ts), whose commit wakes
+ * the webhook worker with the event's notification.
  */
 const purchaseSql = `with o as (
     insert into orders (shop_id, product_id, product_title, quantity, amount, field_values)
@@ -223,8 +226,9 @@ const purchaseSql = `with o as (
     returning *
   ), r as (
     select ${orderResponseColumns('o')} from o
-  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'order.paid', data: "jsonb_build_object('order', to_jsonb(r))", from: 'r' })}
-  select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
+  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'order.paid', data: "jsonb_build_object('order', to_jsonb(r))", from: 'r' })},
+  ${deliveryRequestCtes('o', 'r')}
+  select r.*, case when o.external or exists (select 1 from q) then o.shop_id end as "eventShopId" from r, o`
 
 export interface PurchaseInput { productId: string, quantity: number, fieldValues: FieldValueInput[] }
 

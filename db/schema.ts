@@ -312,9 +312,17 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   previousSecret: text('previous_secret'),
   previousSecretExpiresAt: ts('previous_secret_expires_at'),
   failingSince: ts('failing_since'),
+  /**
+   * `events`: a webhook endpoint (the events fan out to it); `delivery`: the shop's
+   * one delivery endpoint (docs/delivery-endpoint.md), sent delivery requests only.
+   */
+  purpose: text('purpose').$type<'events' | 'delivery'>().notNull().default('events'),
   createdAt: stamp('created_at'),
   updatedAt: stamp('updated_at')
-}, (t) => [index('webhook_endpoints_shop_idx').on(t.shopId, t.createdAt)])
+}, (t) => [
+  index('webhook_endpoints_shop_idx').on(t.shopId, t.createdAt),
+  uniqueIndex('webhook_endpoints_delivery_idx').on(t.shopId).where(sql`purpose = 'delivery'`)
+])
 
 /**
  * The delivery queue and log: one row per (event, endpoint), written in the
@@ -325,7 +333,11 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
  */
 export const webhookDeliveries = pgTable('webhook_deliveries', {
   id: id(),
-  endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+  /**
+   * Null only for a delivery request whose endpoint was deleted (it stays in the
+   * order's log); an endpoint's event deliveries are deleted with it (db/webhook-endpoints.ts).
+   */
+  endpointId: uuid('endpoint_id').references(() => webhookEndpoints.id, { onDelete: 'set null' }),
   /** Null for a test delivery. Removing an event (retention) removes its deliveries. */
   eventId: uuid('event_id').references(() => events.id, { onDelete: 'cascade' }),
   webhookId: uuid('webhook_id').notNull(),
@@ -341,8 +353,17 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastError: text('last_error'),
   leaseToken: uuid('lease_token'),
   leasedUntil: ts('leased_until'),
+  /** `event` (a webhook) or `delivery_request` (docs/delivery-endpoint.md: the order's request for its goods). */
+  kind: text('kind').$type<'event' | 'delivery_request'>().notNull().default('event'),
+  /** The order a delivery request is for. */
+  orderId: uuid('order_id').references(() => orders.id),
+  /** A delivery request's attempts, oldest first: `{at, statusCode, error, durationMs}`. */
+  attemptLog: jsonb('attempt_log').$type<Array<{ at: string, statusCode: number | null, error: string | null, durationMs: number }>>().notNull().default(sql`'[]'::jsonb`),
+  updatedAt: ts('updated_at'),
   createdAt: stamp('created_at')
 }, (t) => [
+  // One delivery request per order.
+  uniqueIndex('webhook_deliveries_order_idx').on(t.orderId).where(sql`kind = 'delivery_request'`),
   // The claim's skip scan: each endpoint's pending deliveries, oldest due first.
   index('webhook_deliveries_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
   index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),

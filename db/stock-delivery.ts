@@ -163,7 +163,7 @@ export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: S
 }
 
 /** The order's response columns (db/orders.ts) for alias `o`. */
-const orderJson = (o: string) => `jsonb_build_object('id', ${o}.id, 'status', ${o}.status, 'createdAt', ${isoTime(`${o}.created_at`)},
+export const orderJson = (o: string) => `jsonb_build_object('id', ${o}.id, 'status', ${o}.status, 'createdAt', ${isoTime(`${o}.created_at`)},
   'productId', ${o}.product_id, 'productTitle', ${o}.product_title, 'quantity', ${o}.quantity, 'amount', ${o}.amount::float8,
   'fieldValues', ${o}.field_values, 'assigneeType', ${o}.assignee_type,
   'deliveredValue', case when ${o}.delivered_values = '[]'::jsonb then null

@@ -11,7 +11,8 @@ import { webhookDeliveries, webhookEndpoints } from './schema.js'
 
 const deliveryColumns = {
   id: webhookDeliveries.id,
-  endpointId: webhookDeliveries.endpointId,
+  // Never null for an event's delivery (only a delivery request outlives its endpoint).
+  endpointId: sql<string>`${webhookDeliveries.endpointId}`,
   webhookId: webhookDeliveries.webhookId,
   eventType: webhookDeliveries.eventType,
   status: webhookDeliveries.status,
@@ -35,7 +36,7 @@ export async function failPendingDeliveries (tx: Tx, endpointId: string, reason:
 /** The endpoint, if it is the shop's, as a subquery condition on deliveries. */
 const endpointOfShop = (shopId: string, endpointId: string) => and(
   eq(webhookDeliveries.endpointId, endpointId),
-  sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${endpointId} and ${webhookEndpoints.shopId} = ${shopId})`
+  sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${endpointId} and ${webhookEndpoints.shopId} = ${shopId} and ${webhookEndpoints.purpose} = 'events')`
 )
 
 /** A `webhook.test` delivery to this endpoint only (whatever its kinds), due now. */
@@ -43,7 +44,7 @@ export async function createTestDelivery (db: Db, shopId: string, endpointId: st
   return db.transaction(async (tx) => {
     // The key-share lock keeps the endpoint from being deleted under the insert.
     const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId)))
+      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId), eq(webhookEndpoints.purpose, 'events')))
       .for('key share')
     if (!endpoint) return undefined
     const [delivery] = await tx.insert(webhookDeliveries).values({

@@ -9,7 +9,7 @@ import { generateWebhookSecret } from '../domain/webhook-signing.js'
 import type { EndpointRow } from '../schemas/webhooks.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { failPendingDeliveries } from './webhook-deliveries.js'
-import { shops, webhookEndpoints } from './schema.js'
+import { shops, webhookDeliveries, webhookEndpoints } from './schema.js'
 
 export const MAX_ENDPOINTS_PER_SHOP = 10
 /** How long the secret before a rotation still signs. */
@@ -28,8 +28,11 @@ const endpointColumns = {
 
 const nowMs = sql`date_trunc('milliseconds', now())`
 
+/** Webhook endpoints only: the shop's delivery endpoint (db/delivery-endpoint.ts) is not one. */
+const isWebhookEndpoint = eq(webhookEndpoints.purpose, 'events')
+
 const ownedBy = (shopId: string, endpointId: string) =>
-  and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId))
+  and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId), isWebhookEndpoint)
 
 async function lockShop (tx: Tx, shopId: string): Promise<void> {
   await tx.select({ id: shops.id }).from(shops).where(eq(shops.id, shopId)).for('no key update')
@@ -41,7 +44,7 @@ export interface EndpointInput { url: string, eventTypes: string[], description:
 export async function createEndpoint (db: Db, shopId: string, input: EndpointInput): Promise<{ endpoint: EndpointRow, secret: string } | null> {
   return db.transaction(async (tx) => {
     await lockShop(tx, shopId)
-    const [{ endpoints }] = await tx.select({ endpoints: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.shopId, shopId))
+    const [{ endpoints }] = await tx.select({ endpoints: count() }).from(webhookEndpoints).where(and(eq(webhookEndpoints.shopId, shopId), isWebhookEndpoint))
     if (endpoints >= MAX_ENDPOINTS_PER_SHOP) return null
     const secret = generateWebhookSecret()
     const [endpoint] = await tx.insert(webhookEndpoints).values({ shopId, ...input, secret }).returning(endpointColumns)
@@ -51,7 +54,7 @@ export async function createEndpoint (db: Db, shopId: string, input: EndpointInp
 
 export function listEndpoints (db: Queryable, shopId: string): Promise<EndpointRow[]> {
   return db.select(endpointColumns).from(webhookEndpoints)
-    .where(eq(webhookEndpoints.shopId, shopId))
+    .where(and(eq(webhookEndpoints.shopId, shopId), isWebhookEndpoint))
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
 }
 
@@ -91,6 +94,11 @@ export async function updateEndpoint (db: Db, shopId: string, endpointId: string
 export async function deleteEndpoint (db: Db, shopId: string, endpointId: string): Promise<EndpointRow | undefined> {
   return db.transaction(async (tx) => {
     await lockShop(tx, shopId)
+    // Explicitly: the foreign key keeps delivery requests (set null), not deliveries.
+    await tx.delete(webhookDeliveries).where(and(
+      eq(webhookDeliveries.endpointId, endpointId),
+      sql`exists (select 1 from ${webhookEndpoints} where ${ownedBy(shopId, endpointId)})`
+    ))
     const [endpoint] = await tx.delete(webhookEndpoints).where(ownedBy(shopId, endpointId)).returning(endpointColumns)
     return endpoint
   })
@@ -102,16 +110,18 @@ export async function deleteEndpoint (db: Db, shopId: string, endpointId: string
  */
 export async function rotateEndpointSecret (db: Queryable, shopId: string, endpointId: string): Promise<{ endpoint: EndpointRow, secret: string } | undefined> {
   const secret = generateWebhookSecret()
-  const [endpoint] = await db.update(webhookEndpoints)
-    .set({
-      previousSecret: sql`${webhookEndpoints.secret}`,
-      previousSecretExpiresAt: sql`${nowMs} + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
-      secret,
-      updatedAt: nowMs
-    })
-    .where(ownedBy(shopId, endpointId))
-    .returning(endpointColumns)
+  const [endpoint] = await db.update(webhookEndpoints).set(rotatedSecret(secret)).where(ownedBy(shopId, endpointId)).returning(endpointColumns)
   return endpoint && { endpoint, secret }
+}
+
+/** The columns a rotation to `secret` sets, for any endpoint (the delivery endpoint too: db/delivery-endpoint.ts). */
+export function rotatedSecret (secret: string) {
+  return {
+    previousSecret: sql`${webhookEndpoints.secret}`,
+    previousSecretExpiresAt: sql`${nowMs} + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
+    secret,
+    updatedAt: nowMs
+  }
 }
 
 /**

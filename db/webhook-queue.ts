@@ -10,7 +10,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhook-retry.js'
 import type { Db } from './client.js'
 import { disableFailingEndpoint } from './webhook-endpoints.js'
-import { events, webhookDeliveries, webhookEndpoints } from './schema.js'
+import { events, orders, webhookDeliveries, webhookEndpoints } from './schema.js'
 
 export interface ClaimedDelivery {
   id: string
@@ -29,6 +29,12 @@ export interface ClaimedDelivery {
   data: unknown
   /** Attempts made, this one included. */
   attempts: number
+  /** `delivery_request`: a request to the shop's delivery endpoint for an order's goods (db/delivery-requests.ts). */
+  kind: 'event' | 'delivery_request'
+  /** The order of a delivery request; null for an event. */
+  orderId: string | null
+  /** That order's status when claimed (a request is not sent for an order no longer paid). */
+  orderStatus: string | null
 }
 
 export interface ClaimOptions {
@@ -57,6 +63,9 @@ interface ClaimedRow {
   payload: { timestamp: string, data: unknown } | null
   eventData: unknown
   eventCreatedAt: string | null
+  kind: 'event' | 'delivery_request'
+  orderId: string | null
+  orderStatus: string | null
 }
 
 /** Rows of a raw query: postgres.js returns them as an array, PGlite in `rows`. */
@@ -104,7 +113,7 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
       where heads.due_at <= now()
     ),
     picked as (
-      select due.id, due.endpoint_id, due.event_id, due.webhook_id, due.event_type, due.payload
+      select due.id, due.endpoint_id, due.event_id, due.webhook_id, due.event_type, due.payload, due.kind, due.order_id
       from (select * from chosen where free > 0 order by due_at limit ${options.limit}) chosen
       cross join lateral (
         select * from ${d}
@@ -122,12 +131,14 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
     from picked
       join ${e} on ${e.id} = picked.endpoint_id
       left join ${events} on ${events.id} = picked.event_id
+      left join ${orders} on ${orders.id} = picked.order_id
     where ${d.id} = picked.id
     returning ${d.id} as "id", ${d.attempts} as "attempts", picked.endpoint_id as "endpointId",
       ${e.shopId} as "shopId", ${e.url} as "url", ${e.secret} as "secret",
       case when ${e.previousSecretExpiresAt} > now() then ${e.previousSecret} end as "previousSecret",
       ${e.failingSince} is not null as "endpointFailing",
       picked.webhook_id as "webhookId", picked.event_type as "eventType", picked.payload as "payload",
+      picked.kind as "kind", picked.order_id as "orderId", ${orders.status} as "orderStatus",
       ${events.data} as "eventData",
       to_char(${events.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "eventCreatedAt"`)
   return rowsOf<ClaimedRow>(result).map((row) => ({
@@ -142,7 +153,10 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
     eventType: row.eventType,
     timestamp: row.payload?.timestamp ?? row.eventCreatedAt!,
     data: row.payload?.data ?? row.eventData,
-    attempts: row.attempts
+    attempts: row.attempts,
+    kind: row.kind,
+    orderId: row.orderId,
+    orderStatus: row.orderStatus
   }))
 }
 

@@ -11,7 +11,9 @@ export const eventTypes = [
   'message.created',
   // Stock signals (docs/stock.md): for any product of the shop, automation or not.
   'stock.low',
-  'stock.empty'
+  'stock.empty',
+  // The seller's delivery endpoint could not supply an order (docs/delivery-endpoint.md).
+  'order.delivery_failed'
 ] as const
 export type EventType = typeof eventTypes[number]
 
@@ -24,3 +26,6 @@ export const orderEventTypes = {
 } as const satisfies Record<string, EventType>
 
 export const WEBHOOK_TEST_EVENT = 'webhook.test'
+
+/** The `type` of a request to the shop's delivery endpoint (docs/delivery-endpoint.md); not a feed event. */
+export const DELIVERY_REQUEST_TYPE = 'order.delivery_requested'

@@ -5,6 +5,9 @@
 /** Seconds between attempts 1→2, 2→3, …: 8 attempts in all, about 28 hours. */
 export const DEFAULT_RETRY_SCHEDULE = '5,300,1800,7200,18000,36000,36000'
 
+/** Delivery requests (docs/delivery-endpoint.md): 3 attempts in all, the last 35 s after the first. */
+export const DEFAULT_DELIVERY_RETRY_SCHEDULE = '5,30'
+
 /** `WEBHOOK_RETRY_SCHEDULE`: seconds (decimals allowed), comma-separated. */
 export const RETRY_SCHEDULE_PATTERN = '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$'
 

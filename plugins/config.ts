@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import envSchema from 'env-schema'
-import { DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
+import { DEFAULT_DELIVERY_RETRY_SCHEDULE, DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
 import { StringEnum } from '../schemas/common.js'
 
 /** host:port, host:port, … (a host may be an [IPv6] address). */
@@ -59,7 +59,9 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_SCHEDULE: Type.String({ pattern: RETRY_SCHEDULE_PATTERN, maxLength: 1000, default: DEFAULT_RETRY_SCHEDULE, description: 'comma-separated delays in seconds between attempts, e.g. 5,300,1800' }),
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64, description: 'an integer from 1 to 1000' }),
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4, description: 'an integer from 1 to 100' }),
-  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 200, description: 'an integer from 10 to 60000 (milliseconds)' })
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 200, description: 'an integer from 10 to 60000 (milliseconds)' }),
+  DELIVERY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000, description: 'an integer from 100 to 60000 (milliseconds)' }),
+  DELIVERY_RETRY_SCHEDULE: Type.String({ pattern: RETRY_SCHEDULE_PATTERN, maxLength: 1000, default: DEFAULT_DELIVERY_RETRY_SCHEDULE, description: 'comma-separated delays in seconds between attempts, e.g. 5,30' })
 })
 
 export type Config = Static<typeof ConfigSchema> & { PUBLIC_BASE_URL: string, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: number }

@@ -68,6 +68,7 @@ async function openapiPlugin (fastify: FastifyInstance) {
         { name: 'messages', description: 'The order chat' },
         { name: 'events', description: 'The shop\'s order feed: every change once, in commit order, long-polled' },
         { name: 'webhooks', description: 'Signed pushes of the order events to your HTTPS endpoint (Standard Webhooks)' },
+        { name: 'delivery', description: 'Just-in-time delivery: the service asks your endpoint for the goods of each purchase and delivers them' },
         { name: 'service', description: 'Health and public files' }
       ]
     },

@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { EVENTS_CHANNEL } from '../db/events.js'
 import { parseRetrySchedule } from '../domain/webhook-retry.js'
-import { createSender } from '../webhooks/sender.js'
+import { createSender, type Sender } from '../webhooks/sender.js'
+import { deliveryRequestMetrics } from './delivery-metrics.js'
 import { createWebhookWorker } from '../webhooks/worker.js'
 
 declare module 'fastify' {
@@ -15,6 +16,8 @@ declare module 'fastify' {
     webhookWorker: {
       /** Look for due deliveries now instead of at the next poll. */
       wake: () => void
+      /** The worker's sender (its address rules and signer), for the delivery endpoint's test call. */
+      sender: Sender
     }
   }
 }
@@ -26,22 +29,28 @@ const DRAIN_MS = 3000
 
 async function webhookWorkerPlugin (fastify: FastifyInstance) {
   const { config } = fastify
+  const sender = createSender({
+    allowHttp: config.WEBHOOK_ALLOW_HTTP,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS
+  })
   const worker = createWebhookWorker({
     db: fastify.db,
-    sender: createSender({
-      allowHttp: config.WEBHOOK_ALLOW_HTTP,
-      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS
-    }),
+    sender,
     log: fastify.log.child({ module: 'webhooks' }),
     concurrency: config.WEBHOOK_CONCURRENCY,
     endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-    leaseMs: config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+    leaseMs: Math.max(config.WEBHOOK_TIMEOUT_MS, config.DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS,
     retrySchedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE),
-    drainMs: DRAIN_MS
+    drainMs: DRAIN_MS,
+    deliveryRequests: {
+      timeoutMs: config.DELIVERY_TIMEOUT_MS,
+      retrySchedule: parseRetrySchedule(config.DELIVERY_RETRY_SCHEDULE),
+      observe: deliveryRequestMetrics(fastify.metrics)
+    }
   })
-  fastify.decorate('webhookWorker', { wake: worker.wake })
+  fastify.decorate('webhookWorker', { wake: worker.wake, sender })
   fastify.addHook('onReady', async () => { worker.start() })
   const unlisten = await fastify.database.listen(EVENTS_CHANNEL, () => worker.wake(), () => worker.wake())
   fastify.addHook('onClose', async () => {
@@ -50,4 +59,4 @@ async function webhookWorkerPlugin (fastify: FastifyInstance) {
   })
 }
 
-export default fp(webhookWorkerPlugin, { name: 'webhook-worker', dependencies: ['config', 'db'] })
+export default fp(webhookWorkerPlugin, { name: 'webhook-worker', dependencies: ['config', 'db', 'metrics'] })

@@ -8,7 +8,7 @@
 export const errorCodes = {
   VALIDATION_ERROR: 'The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code.',
   API_KEY_INVALID: 'The API key (or the operator token) is missing, unknown or revoked.',
-  NOT_FOUND: 'No such route, public file, webhook endpoint or delivery; also a path whose parameter is longer than 500 characters.',
+  NOT_FOUND: 'No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters.',
   ORDER_NOT_FOUND: 'The resource in the path (an order, product, category, currency rate or image) does not exist for this shop.',
   ORDER_INVALID_STATUS: 'The order\'s current status does not allow this action.',
   IDEMPOTENCY_IN_PROGRESS: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
@@ -55,7 +55,13 @@ export const operationCodes: Record<string, Record<number, ErrorCode[]>> = {
   rotateWebhookSecret: { 404: ['NOT_FOUND'] },
   testWebhookEndpoint: { 404: ['NOT_FOUND'] },
   listWebhookDeliveries: { 404: ['NOT_FOUND'] },
-  retryWebhookDelivery: { 404: ['NOT_FOUND'] }
+  retryWebhookDelivery: { 404: ['NOT_FOUND'] },
+  getDeliveryEndpoint: { 404: ['NOT_FOUND'] },
+  deleteDeliveryEndpoint: { 404: ['NOT_FOUND'] },
+  rotateDeliveryEndpointSecret: { 404: ['NOT_FOUND'] },
+  testDeliveryEndpoint: { 404: ['NOT_FOUND', 'ORDER_NOT_FOUND'] },
+  getDeliveryRequest: { 404: ['ORDER_NOT_FOUND', 'NOT_FOUND'] },
+  retryDeliveryRequest: { 404: ['ORDER_NOT_FOUND', 'NOT_FOUND'], 409: ['ORDER_INVALID_STATUS'] }
 }
 
 /** The component name of one code's error response: `RATE_LIMIT` → `RateLimitError`. */

@@ -9,7 +9,7 @@ import { MessageSchema } from './messages.js'
 import { OrderSchema } from './orders.js'
 
 export const EventTypeSchema = StringEnum(eventTypes, {
-  description: '`order.paid`, `order.taken`, `order.delivered`, `order.cancelled`, `order.completed`: `data.order` is the order as `GET /v1/orders/{id}` returned it right after the change. `message.created`: a chat message from the buyer, the seller or the system. `stock.low`, `stock.empty`: a product\'s stock (or one of its variants) fell to its low-stock threshold, or to 0.'
+  description: '`order.paid`, `order.taken`, `order.delivered`, `order.cancelled`, `order.completed`: `data.order` is the order as `GET /v1/orders/{id}` returned it right after the change. `message.created`: a chat message from the buyer, the seller or the system. `stock.low`, `stock.empty`: a product\'s stock (or one of its variants) fell to its low-stock threshold, or to 0. `order.delivery_failed`: the shop\'s delivery endpoint could not supply an order, which stays `paid`.'
 })
 
 export const OrderEventData = Type.Object({
@@ -36,6 +36,11 @@ export const StockEmptyEventData = Type.Object({
   available: Type.Literal(0)
 }, { $id: 'StockEmptyEventData', title: 'StockEmptyEventData', description: 'A delivery or a removal took the available count (of the variant, or of the product) to 0.' })
 
+export const OrderDeliveryFailedEventData = Type.Object({
+  order: OrderSchema,
+  reason: Type.String({ description: 'What was wrong with the last attempt, in words (never the values).' })
+}, { $id: 'OrderDeliveryFailedEventData', title: 'OrderDeliveryFailedEventData', description: 'The order (still `paid`) and why its delivery request failed.' })
+
 /** A reference to a named schema, typed as the schema it names. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!))
 
@@ -58,7 +63,9 @@ export const MessageCreatedEvent = eventKind('message.created', 'MessageCreatedE
 export const StockLowEvent = eventKind('stock.low', 'StockLowEvent', StockLowEventData, 'A product\'s stock (or a variant\'s) fell to its low-stock threshold.')
 export const StockEmptyEvent = eventKind('stock.empty', 'StockEmptyEvent', StockEmptyEventData, 'A product\'s stock (or a variant\'s) has no available item left.')
 
-const eventKinds = [OrderPaidEvent, OrderTakenEvent, OrderDeliveredEvent, OrderCancelledEvent, OrderCompletedEvent, MessageCreatedEvent, StockLowEvent, StockEmptyEvent]
+export const OrderDeliveryFailedEvent = eventKind('order.delivery_failed', 'OrderDeliveryFailedEvent', OrderDeliveryFailedEventData, 'The shop\'s delivery endpoint could not supply the order (after the last attempt, or at once on 409 / 422, or its endpoint was deleted): it stays `paid` for a bot or a person.')
+
+const eventKinds = [OrderPaidEvent, OrderTakenEvent, OrderDeliveredEvent, OrderCancelledEvent, OrderCompletedEvent, MessageCreatedEvent, StockLowEvent, StockEmptyEvent, OrderDeliveryFailedEvent]
 
 export const EventSchema = Type.Union(eventKinds.map(ref), {
   $id: 'Event',
@@ -68,7 +75,7 @@ export const EventSchema = Type.Union(eventKinds.map(ref), {
 export type Event = Static<typeof EventSchema>
 
 /** Every named event schema, for `fastify.addSchema`. */
-export const eventSchemas: TSchema[] = [OrderEventData, MessageEventData, StockLowEventData, StockEmptyEventData, ...eventKinds, EventSchema]
+export const eventSchemas: TSchema[] = [OrderEventData, MessageEventData, StockLowEventData, StockEmptyEventData, OrderDeliveryFailedEventData, ...eventKinds, EventSchema]
 
 const kind = `(${eventTypes.map((t) => t.replace('.', '\\.')).join('|')})`
 

@@ -24,7 +24,7 @@ export const OrderSchema = Type.Object({
     label: Type.String(),
     value: Type.String({ description: 'For a select field, the chosen option labels.' })
   }), { description: 'Values the buyer supplied for the product\'s fields.' }),
-  assigneeType: StringEnum(['user', 'api', 'auto'], { description: '`api` once the order is taken through this API; `auto` when the service delivered it from stock.' }),
+  assigneeType: StringEnum(['user', 'api', 'auto'], { description: '`api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.' }),
   deliveredValue: Nullable(Type.String(), { description: '`deliveredValues` joined by a line feed; null before delivery or when nothing was attached.' }),
   deliveredValues: Type.Array(Type.String(), { description: 'The issued values attached at delivery; `[]` before.' }),
   takenAt: Nullable(Timestamp, { description: 'Null until taken.' }),

@@ -2,11 +2,12 @@
 // returns them, the deliveries cursor, and the body of a delivery, whose `data`
 // reuses the event payload schemas of the feed (schemas/events.ts).
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
+import { DELIVERY_REQUEST_TYPE, WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
 import { isUuid } from '../domain/ids.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
 import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from './common.js'
-import { EventTypeSchema, MessageEventData, OrderEventData, StockEmptyEventData, StockLowEventData } from './events.js'
+import { EventTypeSchema, MessageEventData, OrderDeliveryFailedEventData, OrderEventData, StockEmptyEventData, StockLowEventData } from './events.js'
+import { OrderSchema } from './orders.js'
 
 export const MAX_DESCRIPTION_LENGTH = 500
 
@@ -94,6 +95,12 @@ export const WebhookTestEventData = Type.Object({
   endpointId: Id
 }, { title: 'WebhookTestEventData', description: 'The endpoint the test was sent to.' })
 
+/** The data of a request to the delivery endpoint (docs/delivery-endpoint.md). */
+export const DeliveryRequestData = Type.Object({
+  order: OrderSchema,
+  test: Type.Boolean({ description: '`true` only for `POST /v1/delivery-endpoint/test`: a sample order that does not exist.' })
+}, { title: 'DeliveryRequestData' })
+
 /** A delivery's body: the event's kind, its createdAt, and its data. */
 function webhookBody<T extends TSchema> (data: T) {
   return Type.Object({ type: Type.String(), timestamp: Timestamp, data }, { title: 'WebhookBody' })
@@ -104,6 +111,8 @@ export function webhookBodySchema (eventType: string) {
   if (eventType === WEBHOOK_TEST_EVENT) return webhookBody(WebhookTestEventData)
   if (eventType === 'stock.low') return webhookBody(StockLowEventData)
   if (eventType === 'stock.empty') return webhookBody(StockEmptyEventData)
+  if (eventType === 'order.delivery_failed') return webhookBody(OrderDeliveryFailedEventData)
+  if (eventType === DELIVERY_REQUEST_TYPE) return webhookBody(DeliveryRequestData)
   return eventType === 'message.created' ? webhookBody(MessageEventData) : webhookBody(OrderEventData)
 }
 

@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
 import { buildApp } from '../app.js'
+import { CannotSupply, deliveryHandler } from '../client/index.js'
 import { loadConfig } from '../plugins/config.js'
 import type { OperationExample } from '../plugins/openapi-document.js'
 import { images, multipartBody } from '../test/fixtures/images.js'
@@ -16,7 +18,7 @@ import { findOperation } from '../test/fixtures/openapi-drift.js'
 const token = 'openapi-examples-token-0123456789'
 const operator = { authorization: `Bearer ${token}` }
 const dataDir = mkdtempSync(join(tmpdir(), 'seller-api-examples-'))
-const config = loadConfig({}, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', INTERNAL_TOKEN: token, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, WEBHOOK_ALLOW_PRIVATE: true, WEBHOOK_ALLOW_HTTP: true })
+const config = loadConfig({}, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', INTERNAL_TOKEN: token, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, WEBHOOK_ALLOW_PRIVATE: true, WEBHOOK_ALLOW_HTTP: true, WEBHOOK_POLL_INTERVAL_MS: 50 })
 const app = await buildApp({ config })
 const documents = [app.swagger(), app.internalSwagger()] as unknown as Array<{ paths: Record<string, Record<string, { operationId: string }>> }>
 const examples: Record<string, OperationExample> = {}
@@ -52,6 +54,45 @@ async function call (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: s
     }
   }
   return isJson ? res.json().data : undefined
+}
+
+/** The order's delivery request once it has ended (the worker answers within a few polls). */
+async function endedRequest (seller: Record<string, string>, orderId: string) {
+  for (let i = 0; i < 200; i++) {
+    const res = await app.inject({ method: 'GET', url: `/v1/orders/${orderId}/delivery-request`, headers: seller })
+    if (res.statusCode === 200 && res.json().data.deliveryRequest.status !== 'pending') return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the delivery request of ${orderId} did not end`)
+}
+
+async function deliveryEndpointDay (seller: Record<string, string>, productId: string, emailFieldId: string) {
+  let handler: ReturnType<typeof deliveryHandler> | undefined
+  const server = createServer((req, res) => { handler!(req, res).catch(() => res.destroy()) })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/deliver`
+    const { secret } = await call('PUT', '/v1/delivery-endpoint', { headers: seller, body: { url } })
+    handler = deliveryHandler(secret, (order) => {
+      if (order.quantity > 1) throw new CannotSupply('one key an order')
+      return ['HADES2-7KQ4M-XW9PL-3RT8C']
+    })
+    await call('GET', '/v1/delivery-endpoint', { headers: seller })
+    await call('POST', '/v1/delivery-endpoint/test', { headers: seller, body: { productId, quantity: 1 } })
+    await call('PATCH', `/v1/products/${productId}/stock`, { headers: seller, body: { autoDelivery: 'endpoint' } })
+    const buyOf = (quantity: number) => call('POST', '/internal/v1/orders', { headers: operator, body: { productId, quantity, fieldValues: [{ fieldId: emailFieldId, value: 'buyer@example.com' }] } })
+    const { order } = await buyOf(1)
+    await endedRequest(seller, order.id)
+    await call('GET', `/v1/orders/${order.id}/delivery-request`, { headers: seller })
+    const { order: refused } = await buyOf(2)
+    await endedRequest(seller, refused.id)
+    await call('POST', `/v1/orders/${refused.id}/delivery-request/retry`, { headers: seller })
+    await endedRequest(seller, refused.id)
+    await call('POST', '/v1/delivery-endpoint/rotate-secret', { headers: seller })
+    await call('DELETE', '/v1/delivery-endpoint', { headers: seller })
+  } finally {
+    server.close()
+  }
 }
 
 try {
@@ -124,6 +165,9 @@ try {
   const { items } = await call('GET', `/v1/products/${product.id}/stock/items?status=available&limit=50`, { headers: seller })
   await call('POST', `/v1/products/${product.id}/stock/items/remove`, { headers: seller, body: { ids: [items[0].id] } })
   await call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { headers: seller })
+  // Just-in-time delivery (docs/delivery-endpoint.md): an endpoint built on the
+  // client's deliveryHandler on 127.0.0.1 supplies one order and cannot supply another.
+  await deliveryEndpointDay(seller, product.id, email.id)
   await call('POST', `/v1/products/${product.id}/archive`, { headers: seller, body: { archived: true } })
   await call('POST', `/internal/v1/shops/${shop.id}/api-keys/${apiKey.id}/revoke`, { headers: operator })
   const missing = documents.flatMap((d) => Object.values(d.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId))).filter((id) => !examples[id])

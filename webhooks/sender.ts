@@ -3,12 +3,15 @@
 // not go to; the socket connects to an address that lookup returned, so there
 // is no second resolution for DNS rebinding to slip into. Redirects are not
 // followed, the whole attempt is bounded by the timeout, and at most a few KB of
-// the answer are read.
+// the answer are read — except for a delivery request (docs/delivery-endpoint.md),
+// whose answer carries the goods: its body is read up to MAX_ANSWER_BYTES and
+// returned for judging (domain/delivery-answer.ts), within its own timeout.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
-import { Agent } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
 import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../domain/webhook-url.js'
 import { signatureHeader } from '../domain/webhook-signing.js'
 import type { AttemptOutcome } from '../db/webhook-queue.js'
+import { MAX_ANSWER_BYTES } from '../domain/delivery-answer.js'
 
 /** Read from an answer at most this much (then the connection is dropped). */
 const MAX_RESPONSE_BYTES = 4096
@@ -21,10 +24,20 @@ export interface WebhookRequest {
   secrets: string[]
   /** Cuts the attempt short (the instance is shutting down). */
   signal: AbortSignal
+  /** Read and return the answer's body (a delivery request), within this timeout instead of the webhook one. */
+  answer?: { timeoutMs: number }
+}
+
+export interface SentAttempt extends AttemptOutcome {
+  /** The answer's body, when `answer` was asked for and an answer came. */
+  body: string | null
+  /** The body was larger than MAX_ANSWER_BYTES (and cut off). */
+  tooLarge: boolean
+  durationMs: number
 }
 
 export interface Sender {
-  send: (request: WebhookRequest) => Promise<AttemptOutcome>
+  send: (request: WebhookRequest) => Promise<SentAttempt>
   close: () => Promise<void>
 }
 
@@ -67,19 +80,25 @@ function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number): s
 }
 
 export function createSender (rules: EgressRules & { timeoutMs: number }): Sender {
-  const { timeoutMs } = rules
   const agent = new Agent({
-    connect: { timeout: timeoutMs, ...(rules.allowPrivate ? {} : { lookup: publicOnlyLookup }) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs
+    connect: { timeout: rules.timeoutMs, ...(rules.allowPrivate ? {} : { lookup: publicOnlyLookup }) },
+    headersTimeout: rules.timeoutMs,
+    bodyTimeout: rules.timeoutMs
   })
 
-  async function send (request: WebhookRequest): Promise<AttemptOutcome> {
+  async function send (request: WebhookRequest): Promise<SentAttempt> {
+    const started = performance.now()
+    const outcome = await attempt(request)
+    return { body: null, tooLarge: false, ...outcome, durationMs: Math.round(performance.now() - started) }
+  }
+
+  async function attempt (request: WebhookRequest): Promise<AttemptOutcome & Partial<SentAttempt>> {
     // Checked again: the rules may be stricter now than when the URL was saved.
     const check = checkWebhookUrl(request.url, rules)
     if (!check.ok) return { ok: false, statusCode: null, error: `Not sent: the URL ${check.problem}.` }
     const url = new URL(check.url)
     const timestamp = Math.floor(Date.now() / 1000)
+    const timeoutMs = request.answer?.timeoutMs ?? rules.timeoutMs
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = AbortSignal.any([request.signal, timeout])
     try {
@@ -95,8 +114,11 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
           'webhook-signature': signatureHeader(request.secrets, request.webhookId, timestamp, request.body)
         },
         body: request.body,
-        signal
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs
       })
+      if (request.answer) return await readAnswer(response, signal)
       // The status decides. Reading a little of the rest keeps the connection
       // reusable; a larger or slower answer is cut off.
       const cutOff = () => response.body.destroy()
@@ -110,6 +132,30 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
     } catch (err) {
       return { ok: false, statusCode: null, error: describeFailure(err, timeout.aborted, timeoutMs) }
     }
+  }
+
+  /** The whole answer of a delivery request, up to MAX_ANSWER_BYTES; the status is judged by the caller. */
+  async function readAnswer (response: Dispatcher.ResponseData, signal: AbortSignal): Promise<AttemptOutcome & Partial<SentAttempt>> {
+    const cutOff = () => response.body.destroy()
+    signal.addEventListener('abort', cutOff, { once: true })
+    const chunks: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    try {
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length
+        if (size > MAX_ANSWER_BYTES) {
+          tooLarge = true
+          response.body.destroy()
+          break
+        }
+        chunks.push(chunk as Buffer)
+      }
+    } finally {
+      signal.removeEventListener('abort', cutOff)
+    }
+    const status = response.statusCode
+    return { ok: status === 200, statusCode: status, error: status === 200 ? null : `HTTP ${status}.`, body: Buffer.concat(chunks).toString('utf8'), tooLarge }
   }
 
   return {

@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/client.js'
 import { claimDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type ClaimedDelivery } from '../db/webhook-queue.js'
 import { webhookBody } from './body.js'
+import { attemptDeliveryRequest, type DeliveryRequestOptions } from './delivery-request.js'
 import type { Sender } from './sender.js'
 
 export interface WorkerOptions {
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   retrySchedule: number[]
   /** How long stop() waits for attempts in flight before cutting them short. */
   drainMs: number
+  /** Requests to the shop's delivery endpoint (docs/delivery-endpoint.md), claimed from the same queue. */
+  deliveryRequests: DeliveryRequestOptions
 }
 
 export interface WebhookWorker {
@@ -124,6 +127,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
   }
 
   async function attemptDelivery (delivery: ClaimedDelivery): Promise<void> {
+    if (delivery.kind === 'delivery_request') return attemptRequest(delivery)
     try {
       const outcome = await send(delivery)
       // Cut short by stop(): hand the delivery back rather than count a failure.
@@ -132,6 +136,17 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
       log.debug({ deliveryId: delivery.id, attempt: delivery.attempts, ok: outcome.ok, statusCode: outcome.statusCode }, 'webhook attempt')
     } catch (err) {
       log.error({ err, deliveryId: delivery.id }, 'could not record a webhook attempt; it is made again when its lease runs out')
+    }
+  }
+
+  async function attemptRequest (delivery: ClaimedDelivery): Promise<void> {
+    try {
+      const sent = await attemptDeliveryRequest(db, sender, delivery, options.deliveryRequests, cutShort.signal)
+      // Cut short by stop() before an answer: hand the request back rather than count a failure.
+      if (sent && cutShort.signal.aborted && sent.statusCode === null) await releaseDeliveries(db, [delivery])
+      log.debug({ deliveryRequestId: delivery.id, orderId: delivery.orderId, attempt: delivery.attempts, statusCode: sent?.statusCode }, 'delivery request attempt')
+    } catch (err) {
+      log.error({ err, deliveryRequestId: delivery.id }, 'could not record a delivery request attempt; it is made again when its lease runs out')
     }
   }
 

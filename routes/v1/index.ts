@@ -6,6 +6,8 @@ import idempotency from '../../plugins/idempotency.js'
 import rateLimit from '../../plugins/rate-limit.js'
 import categories from './categories/index.js'
 import currencyRates from './currency-rates/index.js'
+import deliveryEndpoint from './delivery-endpoint/index.js'
+import deliveryRequests from './delivery-requests/index.js'
 import events from './events/index.js'
 import media from './media/index.js'
 import messages from './messages/index.js'
@@ -32,4 +34,6 @@ export default async function sellerApi (fastify: FastifyInstance) {
   await fastify.register(messages, { prefix: '/orders' })
   await fastify.register(events, { prefix: '/events' })
   await fastify.register(webhookEndpoints, { prefix: '/webhook-endpoints' })
+  await fastify.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })
+  await fastify.register(deliveryRequests, { prefix: '/orders' })
 }

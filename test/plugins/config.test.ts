@@ -46,7 +46,9 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   WEBHOOK_RETRY_SCHEDULE: '5,soon',
   WEBHOOK_CONCURRENCY: '0',
   WEBHOOK_ENDPOINT_CONCURRENCY: '101',
-  WEBHOOK_POLL_INTERVAL_MS: '5'
+  WEBHOOK_POLL_INTERVAL_MS: '5',
+  DELIVERY_TIMEOUT_MS: '60001',
+  DELIVERY_RETRY_SCHEDULE: '5,later'
 }
 
 function problems (env: Record<string, string>): string[] {

@@ -39,7 +39,8 @@ t.test('OpenAPI document', async (t) => {
     ['OrderPaidEvent', 'order.paid', 'OrderEventData'], ['OrderTakenEvent', 'order.taken', 'OrderEventData'],
     ['OrderDeliveredEvent', 'order.delivered', 'OrderEventData'], ['OrderCancelledEvent', 'order.cancelled', 'OrderEventData'],
     ['OrderCompletedEvent', 'order.completed', 'OrderEventData'], ['MessageCreatedEvent', 'message.created', 'MessageEventData'],
-    ['StockLowEvent', 'stock.low', 'StockLowEventData'], ['StockEmptyEvent', 'stock.empty', 'StockEmptyEventData']
+    ['StockLowEvent', 'stock.low', 'StockLowEventData'], ['StockEmptyEvent', 'stock.empty', 'StockEmptyEventData'],
+    ['OrderDeliveryFailedEvent', 'order.delivery_failed', 'OrderDeliveryFailedEventData']
   ]
   for (const [name, type, data] of kinds) {
     t.same(schemas[name]?.properties?.type?.enum, [type], `${name} is a named schema of kind ${type}`)
