@@ -28,8 +28,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The database (and Redis, when configured) answer and the instance is not overloaded
-         * @description Each dependency must answer within 1000 ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in `details` (`path`: `database`, `redis` or `pressure`, with the limit that is exceeded).
+         * The database (and Redis, when configured) answer and the instance is neither overloaded nor shutting down
+         * @description Each dependency must answer within 1000 ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in `details` (`path`: `database`, `redis` or `pressure`, with the limit that is exceeded; `shutdown` at once while the instance drains before it stops).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a public image file
-         * @description The image bytes of a media `filePath`. No key needed. Carries a strong `ETag`; send it back in `If-None-Match` for a 304.
+         * @description The image bytes of a media `filePath`. No key needed; limited per client IP (`RateLimit-*` headers, 429 beyond). Carries a strong `ETag`; send it back in `If-None-Match` for a 304.
          */
         get: operations["getMediaFile"];
         put?: never;
@@ -1708,6 +1708,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "VALIDATION_ERROR";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The API key (or the operator token) is missing, unknown or revoked. */
@@ -1715,6 +1720,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "API_KEY_INVALID";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
@@ -1722,6 +1732,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "NOT_FOUND";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
@@ -1729,6 +1744,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "ORDER_NOT_FOUND";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The order's current status does not allow this action. */
@@ -1736,6 +1756,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "ORDER_INVALID_STATUS";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description A request with the same `Idempotency-Key` is still being processed; retry shortly. */
@@ -1743,6 +1768,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_IN_PROGRESS";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The `Idempotency-Key` was used before with a different request. */
@@ -1750,6 +1780,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "IDEMPOTENCY_KEY_REUSED";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The stock's `optionFieldId` can change only while no item is available. */
@@ -1757,6 +1792,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "STOCK_NOT_EMPTY";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description A stock item to remove is not available (already delivered or removed). */
@@ -1764,6 +1804,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "STOCK_ITEM_UNAVAILABLE";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description The cursor points before the oldest event still kept: start again without `after`. */
@@ -1771,6 +1816,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "CURSOR_EXPIRED";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description Too many requests in the window; retry after `Retry-After` seconds. */
@@ -1778,6 +1828,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "RATE_LIMIT";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description An unexpected error; the `X-Request-Id` finds it in the logs. */
@@ -1785,6 +1840,11 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "INTERNAL_ERROR";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         /** @description A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
@@ -1792,13 +1852,41 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "SERVICE_UNAVAILABLE";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
+        "X-Request-Id": string;
+        /** @description Requests allowed per window for this key (for the public files: for this client IP). */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the window resets. */
+        "RateLimit-Reset": number;
+        /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
+        "RateLimit-Policy": string;
+        /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
+        RateLimit: string;
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+        "Idempotency-Replayed": "true";
+        /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
+        ETag: string;
+        /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
+        "Cache-Control": string;
+        /** @description Seconds to wait before retrying (1 when absent). */
+        "Retry-After-Optional": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1815,8 +1903,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1840,8 +1927,7 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1851,10 +1937,8 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1875,8 +1959,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,8 +1983,7 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,10 +1993,8 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1933,7 +2013,7 @@ export interface operations {
             path: {
                 /**
                  * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
-                 * @example f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png
+                 * @example a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png
                  */
                 file: string;
             };
@@ -1944,12 +2024,14 @@ export interface operations {
             /** @description The image bytes. */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
-                    ETag: string;
-                    /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
-                    "Cache-Control": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,12 +2044,14 @@ export interface operations {
             /** @description Not modified: no body. */
             304: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Strong entity tag of the file (its SHA-256); send it in `If-None-Match`. */
-                    ETag: string;
-                    /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
-                    "Cache-Control": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1975,19 +2059,43 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1997,10 +2105,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,18 +2151,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,25 +2166,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *             "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                     *             "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                     *             "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
+                     *             "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
+                     *                 "id": "06dbade8-4c69-4699-b24d-8618bbd345bb",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -2094,19 +2199,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "10023aee-8d2e-4797-b558-6411f5c94062",
+                     *                 "id": "a033419b-267a-45ac-aa4b-63f86e1ed48c",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
+                     *                     "id": "a431688d-0d49-401e-85d5-4826a79f2ca9",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
+                     *                     "id": "3d3b1ca0-05bb-4ec4-bc08-6a429e1d210e",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -2121,8 +2226,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-24T15:45:42.077Z",
-                     *             "updatedAt": "2026-11-24T15:45:42.077Z"
+                     *             "createdAt": "2026-11-24T16:13:41.007Z",
+                     *             "updatedAt": "2026-11-24T16:13:41.007Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -2148,18 +2253,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,18 +2268,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2190,18 +2283,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,20 +2298,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2234,18 +2314,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,20 +2329,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2291,14 +2358,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                 *       "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                 *       "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                  *       "price": 5.99,
-                 *       "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                 *       "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2338,20 +2405,13 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2360,25 +2420,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
+                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
+                     *               "id": "06dbade8-4c69-4699-b24d-8618bbd345bb",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2393,19 +2453,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "10023aee-8d2e-4797-b558-6411f5c94062",
+                     *               "id": "a033419b-267a-45ac-aa4b-63f86e1ed48c",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
+                     *                   "id": "a431688d-0d49-401e-85d5-4826a79f2ca9",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
+                     *                   "id": "3d3b1ca0-05bb-4ec4-bc08-6a429e1d210e",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2420,8 +2480,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:45:42.077Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.077Z"
+                     *           "createdAt": "2026-11-24T16:13:41.007Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.007Z"
                      *         }
                      *       }
                      *     }
@@ -2438,20 +2498,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2461,20 +2514,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,20 +2530,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2507,20 +2546,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2530,20 +2562,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2553,20 +2578,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2576,20 +2594,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2599,18 +2610,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2620,20 +2625,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2649,7 +2647,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
                  */
                 id: string;
             };
@@ -2660,18 +2658,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,25 +2672,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
+                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "8096a90e-a3cc-499a-9740-2274975c99cb",
+                     *               "id": "06dbade8-4c69-4699-b24d-8618bbd345bb",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2713,19 +2705,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "10023aee-8d2e-4797-b558-6411f5c94062",
+                     *               "id": "a033419b-267a-45ac-aa4b-63f86e1ed48c",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "f4d5a8c8-514b-49a9-bdd6-bd9f3a75ce0d",
+                     *                   "id": "a431688d-0d49-401e-85d5-4826a79f2ca9",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "8493f4eb-84eb-4348-ae2b-9bbab2dcadcb",
+                     *                   "id": "3d3b1ca0-05bb-4ec4-bc08-6a429e1d210e",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2740,8 +2732,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:45:42.077Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.077Z"
+                     *           "createdAt": "2026-11-24T16:13:41.007Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.007Z"
                      *         }
                      *       }
                      *     }
@@ -2758,18 +2750,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2779,18 +2765,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2800,18 +2780,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2821,20 +2795,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,18 +2811,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,20 +2826,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2894,7 +2848,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
                  */
                 id: string;
             };
@@ -2904,14 +2858,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                 *       "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                 *       "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                  *       "price": 6.49,
-                 *       "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
+                 *       "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2951,18 +2905,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,25 +2919,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
+                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *               "id": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3004,19 +2952,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "4c9005cc-84bf-4bd7-b701-a08623fa2058",
+                     *               "id": "e11fe959-ed42-4c8d-a952-057919481f8b",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "9b4de396-8509-448a-a033-8b64f14e0eb4",
+                     *                   "id": "b3fd749a-9efc-42b5-ba8d-343d2f193fa5",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "02059d88-3b25-4e85-bc24-c64116de75b1",
+                     *                   "id": "513e995e-84ea-418b-b11c-4bae77eff213",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3031,8 +2979,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:45:42.077Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.600Z"
+                     *           "createdAt": "2026-11-24T16:13:41.007Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.225Z"
                      *         }
                      *       }
                      *     }
@@ -3049,18 +2997,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,18 +3012,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,18 +3027,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3112,18 +3042,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,20 +3057,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3156,18 +3073,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3177,20 +3088,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3206,7 +3110,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
                  */
                 id: string;
             };
@@ -3226,18 +3130,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3246,25 +3144,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png",
+                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *               "id": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3279,19 +3177,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "4c9005cc-84bf-4bd7-b701-a08623fa2058",
+                     *               "id": "e11fe959-ed42-4c8d-a952-057919481f8b",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "9b4de396-8509-448a-a033-8b64f14e0eb4",
+                     *                   "id": "b3fd749a-9efc-42b5-ba8d-343d2f193fa5",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "02059d88-3b25-4e85-bc24-c64116de75b1",
+                     *                   "id": "513e995e-84ea-418b-b11c-4bae77eff213",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3306,8 +3204,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T15:45:42.077Z",
-                     *           "updatedAt": "2026-11-24T15:45:46.109Z"
+                     *           "createdAt": "2026-11-24T16:13:41.007Z",
+                     *           "updatedAt": "2026-11-24T16:13:44.913Z"
                      *         }
                      *       }
                      *     }
@@ -3324,18 +3222,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3345,18 +3237,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,18 +3252,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,18 +3267,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3408,20 +3282,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,18 +3298,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3452,20 +3313,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3479,7 +3333,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3489,202 +3346,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: {
-                            stock: components["schemas"]["Stock"];
-                        };
-                    };
-                };
-            };
-            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
-            400: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
-            401: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyInvalidError"];
-                };
-            };
-            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
-            404: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrderNotFoundError"];
-                };
-            };
-            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
-            500: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
-            503: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    updateStock: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Opaque identifier (UUID).
-                 * @example 38721e5a-73e9-4765-a09e-edbc7ab29255
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "autoDelivery": "endpoint"
-                 *     }
-                 */
-                "application/json": components["schemas"]["StockPatch"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,17 +3360,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "stock": {
-                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
-                     *           "autoDelivery": "endpoint",
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
-                     *           "lowStockThreshold": 0,
+                     *           "lowStockThreshold": 1,
                      *           "deactivateWhenEmpty": false,
                      *           "deactivatedByStock": false,
-                     *           "available": 0,
-                     *           "delivered": 0,
+                     *           "available": 2,
+                     *           "delivered": 1,
                      *           "removed": 0,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-24T15:45:44.861Z"
+                     *           "updatedAt": "2026-11-24T16:13:43.248Z"
                      *         }
                      *       }
                      *     }
@@ -3720,18 +3387,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,18 +3402,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3762,83 +3417,28 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
-            /** @description `STOCK_NOT_EMPTY`: The stock's `optionFieldId` can change only while no item is available. */
-            409: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StockNotEmptyError"];
-                };
-            };
-            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
-            413: {
-                headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3848,18 +3448,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3869,20 +3463,204 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the properties sent change. `optionFieldId` changes only while no item is available (409 STOCK_NOT_EMPTY). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "autoDelivery": "stock",
+                 *       "lowStockThreshold": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "stock": {
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "autoDelivery": "stock",
+                     *           "optionFieldId": null,
+                     *           "lowStockThreshold": 1,
+                     *           "deactivateWhenEmpty": false,
+                     *           "deactivatedByStock": false,
+                     *           "available": 0,
+                     *           "delivered": 0,
+                     *           "removed": 0,
+                     *           "options": [],
+                     *           "updatedAt": "2026-11-24T16:13:43.160Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            stock: components["schemas"]["Stock"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `STOCK_NOT_EMPTY`: The stock's `optionFieldId` can change only while no item is available. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockNotEmptyError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3894,17 +3672,24 @@ export interface operations {
     listStockItems: {
         parameters: {
             query?: {
+                /** @example available */
                 status?: "available" | "delivered" | "removed";
                 /** @description Opaque identifier (UUID). */
                 optionId?: string;
-                /** @description Items per page (1–100, default 50). */
+                /**
+                 * @description Items per page (1–100, default 50).
+                 * @example 50
+                 */
                 limit?: number;
                 /** @description The `nextCursor` of the previous page. */
                 after?: string;
             };
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3914,21 +3699,45 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "2757a937-9979-430b-8234-82a1067455d0",
+                     *             "optionId": null,
+                     *             "status": "available",
+                     *             "orderId": null,
+                     *             "preview": "HADE…",
+                     *             "createdAt": "2026-11-24T16:13:43.208Z",
+                     *             "deliveredAt": null,
+                     *             "removedAt": null
+                     *           },
+                     *           {
+                     *             "id": "cc5e17ea-a145-425a-b50c-fa7790b8108b",
+                     *             "optionId": null,
+                     *             "status": "available",
+                     *             "orderId": null,
+                     *             "preview": "HADE…",
+                     *             "createdAt": "2026-11-24T16:13:43.208Z",
+                     *             "deliveredAt": null,
+                     *             "removedAt": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3944,18 +3753,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,18 +3768,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3986,18 +3783,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,20 +3798,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4030,18 +3814,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4051,20 +3829,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,7 +3852,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4089,6 +3863,15 @@ export interface operations {
         /** @description 1–10000 values, added in this order. `optionId` is required when the stock has an `optionFieldId` (an option of that field) and refused otherwise. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "values": [
+                 *         "HADES-7Q2K-9XZP-44LM",
+                 *         "HADES-3JD8-KW1C-77QA",
+                 *         "HADES-M4RT-0PLE-21VX"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StockAddInput"];
             };
         };
@@ -4096,23 +3879,39 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "added": 3,
+                     *         "duplicates": 0,
+                     *         "filledOrders": 0,
+                     *         "stock": {
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "autoDelivery": "stock",
+                     *           "optionFieldId": null,
+                     *           "lowStockThreshold": 1,
+                     *           "deactivateWhenEmpty": false,
+                     *           "deactivatedByStock": false,
+                     *           "available": 3,
+                     *           "delivered": 0,
+                     *           "removed": 0,
+                     *           "options": [],
+                     *           "updatedAt": "2026-11-24T16:13:43.208Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4130,20 +3929,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4153,20 +3945,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4176,20 +3961,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4199,20 +3977,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4222,20 +3993,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4245,20 +4009,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4268,20 +4025,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4291,18 +4041,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,20 +4056,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4339,7 +4076,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Opaque identifier (UUID). */
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4347,6 +4087,13 @@ export interface operations {
         /** @description 1–1000 ids of available items of this product, each once. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "2757a937-9979-430b-8234-82a1067455d0"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StockRemoveInput"];
             };
         };
@@ -4354,21 +4101,35 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "2757a937-9979-430b-8234-82a1067455d0",
+                     *             "optionId": null,
+                     *             "status": "removed",
+                     *             "orderId": null,
+                     *             "preview": "HADE…",
+                     *             "createdAt": "2026-11-24T16:13:43.208Z",
+                     *             "deliveredAt": null,
+                     *             "removedAt": "2026-11-24T16:13:43.565Z",
+                     *             "value": "HADES-M4RT-0PLE-21VX"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4381,18 +4142,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,18 +4157,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4423,18 +4172,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4444,18 +4187,12 @@ export interface operations {
             /** @description `STOCK_ITEM_UNAVAILABLE`: A stock item to remove is not available (already delivered or removed). */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4465,18 +4202,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4486,20 +4217,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4509,18 +4233,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4530,20 +4248,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4564,18 +4275,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4585,30 +4290,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "cf905fe3-07b9-49a6-aaba-f1029fb79c96",
+                     *             "id": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "4af9e68a-9ee1-4be2-8df2-0ec009d4fe91",
+                     *                 "id": "32473eff-7c95-466c-917f-51792ffd24f4",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7be2f51a-e95b-4cd9-96f5-418eec4b62e4",
+                     *                     "id": "0f638226-a08b-42a5-af27-20bd719e1608",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "9c760105-01fb-41d9-be75-51bf3a19ed32",
+                     *                     "id": "2294b551-ecc7-466d-bb5a-096fedcefe13",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "08ca7fd4-3e5b-4809-98d5-977d1bc9a584",
+                     *                     "id": "28518bcb-5dae-4dd4-b8cb-0f332ed57bf4",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "65dbfd09-aa47-4c37-a6dd-c87ffe2fe693",
+                     *                     "id": "e948765a-5726-4ff8-82e5-297fd2a89eea",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -4616,30 +4321,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "244cb80a-4bf0-4e2c-acfa-5bc5ec681d95",
+                     *             "id": "23393bbc-d4ff-4041-9bac-5cebc2686f74",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "ce725210-0c1a-43fd-aa3e-8571059b48d7",
+                     *                 "id": "52f6e980-cc9a-4de3-a62b-b224561aa4a4",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7bf0066f-ec7a-46d1-b82e-02e6bdf0c12b",
+                     *                     "id": "4d3daf85-c885-413c-9911-1f65503758f7",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "37378e1d-db10-4190-8f8c-ef1ee7911b71",
+                     *                     "id": "08ee578d-b5b4-46e4-8f73-1966422106b9",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "d87b1ba7-a2a7-4c63-ace6-544f5b5d48f8",
+                     *                     "id": "d758b6c9-cd4c-421f-9de2-7bd24f1f03ae",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "fd5adc87-6c37-44d5-a4e8-087afbb7018e",
+                     *                     "id": "6b25f628-fbf7-400b-af9e-64166b33b0f4",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -4647,30 +4352,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "0da44231-f728-4f7a-bdf6-ba8ce670b543",
+                     *             "id": "db46bcf5-4144-40a5-8252-4cf1a8e2fa71",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "84039328-1283-4fc5-95c9-301e79c19aee",
+                     *                 "id": "5201b431-dce7-4e54-917d-310b5ea4d605",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b9271849-606d-4d45-abaf-b745c01f6470",
+                     *                     "id": "652a5bd1-1b93-4bb8-b560-49ebd3a4072a",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "0a3bf7c6-c79c-4a57-8001-e420c9471c83",
+                     *                     "id": "b3bb9990-8e1b-471f-be00-8af78080bda6",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "75311be7-5b69-49bb-85b6-fa6672a9ca53",
+                     *                     "id": "9595b38c-b0a2-45c2-b435-c22ac648a473",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "3b89cf3d-af11-4f14-b34a-e3d36ec7a74e",
+                     *                     "id": "c9c056bc-6971-4683-91a5-f962d3ce0639",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -4678,36 +4383,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ac6f4654-c3a3-4484-b1e7-172c1e0c0d13",
+                     *             "id": "217df5a3-4f58-4598-bc89-8f6be923853c",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "8a7eb773-9f37-4739-8b4e-e00d7a529ba6",
+                     *             "id": "61ee3560-26f8-4fd1-ad3f-ea0db973aa08",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "a4a635f4-9458-4b16-960c-36f0781b73e6",
+                     *                 "id": "288f8614-cae4-45f4-b657-2b0ff490b5b4",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c70bd726-f937-4a4b-a960-38caeefc8a9f",
+                     *                     "id": "b29a8dc9-5865-4134-9bfd-40c3fd18cfa3",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "c8a91ac7-0912-4fec-9468-618e2293737b",
+                     *                     "id": "5272e529-9569-4875-acea-5a88ee6730bc",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "85fbe366-b5ca-4843-b65d-2679b212b43c",
+                     *                     "id": "bd30cdf0-42e6-4cb1-9bdf-4f292714c7d9",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "6e075b14-a9cc-4bf7-8c5c-e3fbfb25f3e3",
+                     *                     "id": "08815ca9-fa4d-4414-b404-d42555323c6f",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -4715,50 +4420,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9ed17f13-8885-4de7-a723-c87349778b22",
+                     *             "id": "c7e1ad06-7ee7-4932-bce4-310ae7f1d75f",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "2d8f5bd1-eadb-44ab-9ca3-3384a688cd78",
+                     *             "id": "8509855a-2f87-447d-a3f5-8703d0579ae0",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "808e67e0-3ff8-4db9-a430-2e92a25ad770",
+                     *             "id": "19d0e66d-3f1e-4a32-8055-bc175aa8b6f0",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "f4124a4a-0f20-4ce8-bf60-6302c7fafe0d",
+                     *                 "id": "05a6ce36-56a5-4a2a-a5f6-f42ae5c8a866",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c2037963-e992-41d1-9e75-d0478b293c59",
+                     *                     "id": "aa99ef68-f7a8-4ccf-bec3-b20f305e59a7",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "401d4b8a-819a-4859-949d-45c4198f9aac",
+                     *                     "id": "66aa273e-5d87-4777-af48-14faf89efae0",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "7412118e-5afc-45fc-9308-3af44b9f658a",
+                     *                 "id": "2e5c116b-140e-4e69-882c-0023e7b83d17",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d0e507af-c7c1-4011-a65c-b7a6729cba37",
+                     *                     "id": "8eca2300-303e-410a-8bbe-9d547f781a9f",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "3fa2a113-987d-4df3-9312-d83628c3c76f",
+                     *                     "id": "0d165771-aac8-4f9e-a5c5-759e412fefd0",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -4766,34 +4471,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "d3a9ef82-cea0-4b2a-9225-7cc80ab07b43",
+                     *             "id": "038d57e6-5b2a-4190-9c47-58e1e02cb7a7",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "9bbd8b04-7314-4f9c-8e20-aaf914b485a8",
+                     *                 "id": "67d15cbb-a789-4140-8d2f-26fdb4d920d6",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "53532109-c73f-4a6d-9e89-579cdd56674a",
+                     *                     "id": "e5e7a4d0-4f5b-4261-bc78-ad89b050e586",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "64bb6e3b-b3d7-4ee6-ab1e-64853424bc0b",
+                     *                     "id": "c4677f57-3ffe-4907-9b50-2011d4aad0d2",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "c747a595-3f9c-4ec6-8a87-7f9ea0f5c814",
+                     *                     "id": "a610b119-cc50-4244-8570-5af9cd74fe03",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "4fefa58c-98b4-460f-be5e-ad2f93bd729a",
+                     *                     "id": "38003866-5c90-4805-a466-7ed789d9a8fe",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "0d52d6ca-d21f-43af-838c-0cce3f7ade33",
+                     *                     "id": "8c1e2b92-5a8f-41b4-8830-4d6e5126465d",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4801,58 +4506,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f19ef604-6d64-44d2-8151-31eeea797966",
+                     *             "id": "f3ec610d-bdfb-45bc-8fc7-4b06847f9ef7",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "b5162540-c8d1-4e3f-ba43-f1a0fb222459",
+                     *                 "id": "6396e6d2-258d-416a-941a-70b753f7161e",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ccd40afc-a42b-4f12-9aa9-8d1cdc907845",
+                     *                     "id": "d90ad20d-5846-40e3-b5cb-a89459d7b5bf",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "121e488e-1fa0-4554-a7d8-8a6fc6cab83d",
+                     *                     "id": "6feda4b3-fd60-4773-a8f0-25cd15a99e98",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "e77d900f-45fd-44ee-bde8-7e1626ad798c",
+                     *                     "id": "aebe0351-386e-48a2-9643-fc55f9aa7486",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "e5237756-0547-4fd0-b27c-557dfa2bba35",
+                     *                     "id": "6649c787-fd28-46f1-9b53-e2c10d5b763e",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "f3c49823-85f2-4a66-8f88-c3db144e9b9a",
+                     *                 "id": "aaae9bf2-8b70-4f0f-bac0-397bfe229faf",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8c8b0e09-0ef9-43ab-a772-e578f841ce48",
+                     *                     "id": "40eee21d-55ea-4322-99f6-10e3b7430661",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "a4efdba2-3a06-4683-abc4-10a29c823135",
+                     *                     "id": "7a3577e8-45fc-4dec-a370-29a9b4416d98",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "97ff9379-ffa1-4d7c-9a23-15fbf429567c",
+                     *                     "id": "5ff4bd53-9ded-43b9-a2a1-3ae65df3f589",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "54beef48-0954-41bf-a36e-5353b6d450b3",
+                     *                     "id": "4e381bb6-882f-47ca-8e1f-1370a8f6aaab",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "0f621754-6d12-41ed-9b22-bc7da837efda",
+                     *                     "id": "afef52e2-7b77-4e5b-84b5-560095b8047a",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4860,28 +4565,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5ad849eb-ae2e-4c14-bf9f-2269b036d879",
+                     *             "id": "8d37e4be-fd79-4136-86b1-3a5756beb316",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "7d7f9293-2761-402f-8c1d-83544fa5f14a",
+                     *             "id": "2863f91d-b7fd-4fc4-9e39-1b24e691b07a",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "114d2aac-52ac-4d42-8f3c-808abb672fa6",
+                     *                 "id": "b090f729-c19e-480b-9281-68e1f654cd6b",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "82fe597b-1326-4665-a4b6-14fe242b0be3",
+                     *                     "id": "837ec526-f4b4-4b84-ba3f-18a6a993c716",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "1e551b61-a6cb-4dec-90b4-3380133bc053",
+                     *                     "id": "535b3689-9972-4b3e-9a84-e1fe37c4c6f2",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -4889,34 +4594,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "d3535d1f-371f-4c22-9249-e7c7069fc626",
+                     *             "id": "70c85755-9fea-455e-8752-b9c3ccb8c799",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "eed50f47-c993-4ea1-9865-1997cd63e0ee",
+                     *                 "id": "c016be11-fb56-4a35-9016-f1e7d1de70bb",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "efd5c817-3636-49f9-a461-87b1fe1cc90e",
+                     *                     "id": "00855238-b29a-4fb8-8bbd-ea5b4b8e8463",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "03d20d30-3194-4f39-982b-78310276d2a6",
+                     *                     "id": "5986b519-3244-4a1f-84b1-03b001ff97e7",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "7b8cf95a-cc56-4375-8484-de939870a76e",
+                     *                     "id": "6d311515-f842-4141-b2c9-b6cd1a963521",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "f0717dcd-2ff0-4970-87fc-03eae81b5681",
+                     *                     "id": "cec82e65-17a7-4a51-b29b-26f22e53f030",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "b86f304d-5c11-4653-8d1f-5103f5c97ffc",
+                     *                     "id": "4a23539c-2341-48c0-bb46-a9d471d66591",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4924,34 +4629,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "97d2be66-5462-4649-ac76-68346072a593",
+                     *             "id": "cab3b97e-8361-4e5b-bca7-47cc2f01350a",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "c58d2bef-f161-4e4b-b4de-6fdf046b2da2",
+                     *                 "id": "f71c2998-203a-4247-b16f-66361bcb81b9",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b1b37fff-8f36-42df-84cb-fe4f6c371adf",
+                     *                     "id": "43958bd9-b869-405d-aade-19424986b7e9",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "8198e273-ae33-4822-9e45-9fb01e243170",
+                     *                     "id": "eb5ae2f6-173a-43c2-b48b-89b96c3080c9",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "12dc04c3-9611-4dbb-975e-e216bba5a706",
+                     *                     "id": "0ba01f98-e754-437a-96c8-14c6295a7d88",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "5e097ff6-5f3e-4fdd-af01-679c3bc79452",
+                     *                     "id": "d6e8d6d6-08fd-4f49-a949-038e1317293e",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "53915f93-09e8-4dc8-a989-ab2db71108c3",
+                     *                     "id": "e4341d73-1a21-4bb5-8ea5-fdc7da279a91",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4959,34 +4664,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "edf7f33e-464f-47c0-a9b1-1fa75ede0e2a",
+                     *             "id": "9b2961e4-91e4-4e42-89db-ba1c1b104435",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "1a00b082-89c4-4c04-9289-16b8b5676e60",
+                     *                 "id": "3526b4b3-bf7d-4b91-b3cf-06916cfd805c",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "87fa9229-00c8-4004-91f8-3503517ccd9c",
+                     *                     "id": "52ae63fa-07ff-4b55-9dc4-b5fb09411abf",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "c5f81a8a-4009-4c1f-8a58-36ea1ddbd568",
+                     *                     "id": "c7e8c0ba-e101-4509-bcba-3eea443cb398",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "fe30fc2f-7d08-405e-b712-d7501a88c511",
+                     *                     "id": "fbeae3bf-61da-4d9a-a146-c52ac39f88ee",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "0a6c643a-a77b-439a-85ea-2a1d7d99fc0b",
+                     *                     "id": "8fbb084f-d854-4169-9d28-1d3a09c3f7a2",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "bde2b08d-2ae9-431d-9800-1555992176bd",
+                     *                     "id": "7c27fa80-9d98-4e3b-93fb-98b9a4893bd4",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4994,34 +4699,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5a7fd3a7-3e39-4471-ad8b-c1358b0c37bb",
+                     *             "id": "09e6cbd8-c00b-45f1-b54f-176499fd6f8a",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "bf223970-bc4e-47cd-9eab-14037c875244",
+                     *                 "id": "61332768-9c7c-4ced-92d9-b09bdbe81662",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9ab72943-7564-4476-a2b2-0bacea6ebbf2",
+                     *                     "id": "f13d9ce7-159c-4117-b054-68cfe0037594",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "d2d48f16-0420-413a-b86c-3526b29b692c",
+                     *                     "id": "04198c99-0991-42ce-8e88-11c5c28aeec1",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e873d6f4-f291-4ad4-8c90-1441a8100855",
+                     *                     "id": "f3bf8e66-545e-4c41-8b0d-d06f98c6a8d9",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "30a36906-1773-4197-a3ad-d36d0436f19a",
+                     *                     "id": "cbbc381b-f4a2-40b7-b586-7f3458d50e69",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "a7b6458d-1d70-42d2-9776-81feb159c003",
+                     *                     "id": "780f7278-d30c-453d-874a-50121c55d2ce",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5029,34 +4734,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "d9bd1388-6ead-4fcd-8893-f420d1b7845a",
+                     *             "id": "9bfb46d0-8a3a-4893-a07e-a243275ea2dc",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "75a917f1-dad2-4e24-85a9-251bd8f4d0bf",
+                     *                 "id": "799eaf2b-1d59-4ec3-98b6-d85a411f80f1",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c3a79b94-1762-4ab2-aa02-ff6db9eba4f9",
+                     *                     "id": "47290a31-cd38-44d5-ad9d-c1fb8e46b69f",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "8e2e198e-176b-4f20-9318-20716305922a",
+                     *                     "id": "f5ba49d6-a6e2-4dab-85d3-565e003d215c",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "2e963f93-1493-49ab-843e-432be549be12",
+                     *                     "id": "483a6e36-5908-4e7a-83eb-5d4b7050ab3b",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "a9e0f330-688c-41f7-ac26-2d06721080eb",
+                     *                     "id": "a40e8d8c-bfc2-4157-b26c-b5f1f08388fb",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "0145e9b6-3cec-4a10-b068-9d970219b872",
+                     *                     "id": "f402755e-adf2-432e-a114-15a980270242",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5064,34 +4769,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "04c969ef-92ee-4f4b-ac25-e065b58a221b",
+                     *             "id": "94726238-2572-46c3-b0d5-df8bb2f6e47e",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "b4694813-b254-4fec-b627-0335f6efba66",
+                     *                 "id": "31438926-2305-49e5-aa9e-a612a7d42b69",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "546a5254-f920-4254-89fb-e31981ce73c9",
+                     *                     "id": "c566876d-62f5-4c57-90a8-f2e32fe9d733",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "c953dd61-ec8d-40e2-8652-28b6da8fff36",
+                     *                     "id": "e76f3e9a-08a7-4be2-ac35-adeb6f6c5fb1",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "15509a4e-d172-4667-9852-6e114194a8a6",
+                     *                     "id": "b9f55c00-cc69-46d0-935a-0e89919978f0",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "c3fc965b-2d82-4436-96f3-130276d2329e",
+                     *                     "id": "34c5659d-74e4-4a1a-9321-816723cec5a6",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "5cbc56a0-7fe6-4b8f-9c7b-ed96b573d794",
+                     *                     "id": "c9f4b7a2-2fb3-4a6c-94fd-94b964a0da10",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5099,34 +4804,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "40e671b2-4381-4b27-b03b-ff824f14468b",
+                     *             "id": "85055e26-9a8c-4780-bd2a-aff60d3559a0",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "2fd28494-c4ba-43e2-9483-2787f63bfdc1",
+                     *                 "id": "a1f5929f-864a-47ff-93b8-55f78b0be99c",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "39471085-863f-48a2-903d-00ca583ed2ff",
+                     *                     "id": "4652e307-fde3-4cd1-acc6-163056b2ddd1",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "f065ce48-2a82-4885-ad56-834a7c7f75cd",
+                     *                     "id": "3d2be0d2-127d-4916-8de0-1e5384dc8aaa",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "2ca1dc9b-094d-4227-b6cf-ad080985113b",
+                     *                     "id": "4071c12e-286f-4e75-a619-59463ce4cdef",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "5c7a1e7d-fe44-4d34-87c7-900284fa68bf",
+                     *                     "id": "565e2be4-9b66-4fb6-a600-b420cf3c00ab",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "7b964ece-944d-4be1-ae74-81c442bf4cc7",
+                     *                     "id": "49a0cf45-7442-49cb-8d26-b9becbd49f0a",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5134,34 +4839,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5b10bef5-16a4-4503-b80c-7340df8d7ed7",
+                     *             "id": "2de11b8c-38e5-4ae7-976f-5a3da8c68111",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "385cd34f-9aa6-4b28-abc7-cd3efb9bd6f3",
+                     *                 "id": "b28d8e16-496e-4e9b-80b9-68dc61f93af3",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9d372327-30eb-4589-96e1-a834e696d0b9",
+                     *                     "id": "5531f0c0-7ca7-45e3-ac75-72d6dfa37d49",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "9a5c8e98-bf5c-491e-b75c-ce81d6355e6a",
+                     *                     "id": "6d179833-0913-4316-bc5f-afa3ce2a8f93",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "e9284b5c-0d79-4dc5-868a-4453992d2900",
+                     *                     "id": "b9d1dfd4-5031-4e8a-97c3-aca928fa98bf",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "71386c35-0d1f-46fa-8d06-3b074a249383",
+                     *                     "id": "b5e4f50c-6be1-4123-9c43-550f9ca4edbc",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "fc9a8435-6029-46ee-a2f2-9321cae56989",
+                     *                     "id": "7f36853f-3779-4f62-88c2-976529a1f29f",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5169,36 +4874,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "4d5f6c77-efd6-46d5-817e-090c206d65ec",
+                     *             "id": "92a40f8d-3751-4728-808e-f03da4e8fbf2",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "9d1674a9-127b-4168-9898-8c276b1c00c5",
+                     *             "id": "4a97f356-0c22-464d-837c-d6839b1b1135",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "ade4a056-1f22-4896-af76-f898612343c8",
+                     *                 "id": "20b044db-8f6c-42f0-82ad-e91b768f79fa",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c2fd809b-a0bf-4c1d-bb34-47260e0551a4",
+                     *                     "id": "641f74c5-0f48-4ae3-a640-083d77ec12fe",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "480e4b52-2b8a-4daf-8b43-a1c847ca6a08",
+                     *                     "id": "d56bb186-8b89-4e0c-acd9-a7104c160ff0",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "e2823d46-efcb-4056-858e-17ebf50439e1",
+                     *                     "id": "ac753b98-6842-47c5-a315-cc414a248320",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "d8f93e0e-f6ce-44d8-9d33-c317090fb85e",
+                     *                     "id": "b918526a-156a-4f4d-a6d2-0302c79aa000",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -5206,50 +4911,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "fcba0b6b-2af9-408d-919b-45e45a96e52d",
+                     *             "id": "f3103db3-056c-436a-8718-86b548c96b17",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "3b9170d2-8b62-4e65-bd20-1b401fa58b43",
+                     *                 "id": "8718e0a3-8e36-4a90-9189-f9fe7bbe3299",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e0d77f45-5f1e-4698-957c-2a2395c2a931",
+                     *                     "id": "5e515786-7916-4c7d-b50b-643466b76757",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "3e9c2b06-dc6c-45ff-9389-e5d9663a5d08",
+                     *                     "id": "955d8fd8-3465-4875-9a24-281e26859316",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "4b1c9703-b17e-4b3a-b331-e345d0c06bb3",
+                     *                     "id": "b8171d34-93db-472a-b40b-a074a2c63d93",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "83d8eee4-574e-4fbb-8fb1-e1a2546cfdd8",
+                     *                 "id": "498976a2-ac51-408d-b17e-30aedb4bedf1",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f3e5b274-ac2b-4859-bf0d-4ff17d8a8a84",
+                     *                     "id": "266f40c7-84b1-48ae-b999-ea9553e4539f",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "aee03ead-f310-4ca3-a06e-cf953878d1f1",
+                     *                     "id": "a5a0a08d-6150-455e-be96-6fc766da7df6",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "0f9677f0-e34c-450e-ba2e-cd887105c0e6",
+                     *                     "id": "10039ae6-33ec-49a3-8257-d9c950c65b76",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "fd51dca7-3793-49e3-ba5c-fc97c97d652b",
+                     *                     "id": "ebc4b6dc-fec5-4dc7-9e06-cc1493995cd3",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5257,30 +4962,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "aa0a7ef7-b035-4e08-b329-149bc9138990",
+                     *             "id": "005327ea-e91f-4ac1-bb6c-05071225d1a3",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "6d971a0c-c080-4efa-b360-72a01d6098fd",
+                     *                 "id": "d288fa3c-642d-4969-9b1a-0886bd1d2b98",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b45cfb2b-8671-4557-b9fb-c0fe2339e82e",
+                     *                     "id": "a096372a-3331-496d-8435-48a3f692fb5a",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "fb56d2d0-baba-4da5-9e93-5a2a4f9ed7eb",
+                     *                     "id": "f06493dd-5b39-407b-bef7-f247b1132c4f",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "1e39aae7-c696-488c-a7e6-b1354ac3c020",
+                     *                     "id": "7af66a39-bdda-4dce-a742-0ec063411d1e",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "de200ba4-4354-4aea-82b2-0f5cd2a3e480",
+                     *                     "id": "703a9da8-8368-4649-9865-cbe323ab306c",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -5288,30 +4993,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3fa241c1-3bac-4826-ac9e-41aefe743780",
+                     *             "id": "3ff0e976-bd41-4c37-95fa-b3a88f261d6a",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "f16ba8ec-c30a-4c23-bb05-7762f7782316",
+                     *                 "id": "aa690eca-9df7-43d7-a018-3cdf665da222",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d1df6f20-9449-4946-82aa-1859bc2ef8b4",
+                     *                     "id": "891ef74a-b1e1-47b9-bbaa-89893d0eeb34",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "0ff4d220-2098-48e9-9c36-5bb0ee013a72",
+                     *                     "id": "38c27710-94ef-4b4a-beb4-110e0610b66b",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "2ddb23fc-0566-40fd-ae66-e554af583c21",
+                     *                     "id": "84aa352f-9a6a-4dbb-8086-113149108e5b",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "b9f6189f-f83c-448b-bcb9-a1e443dbc551",
+                     *                     "id": "af62e40c-0d09-41fa-9e26-04977976ac97",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5319,26 +5024,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "93a5e1e1-c7ec-4fba-92e2-619821e5d620",
+                     *             "id": "b50d177b-9dbb-4853-97f8-366ce687c77b",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "0ac11d5b-d588-4ed6-86e8-9ce77972cca0",
+                     *                 "id": "32129ca8-3b8f-4e6d-8d7e-38fe9bc960bf",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "76e3dd8b-d19b-4e81-b9f1-152e1f0f0ff8",
+                     *                     "id": "7bc42491-241a-4afd-9f08-1cbdc2ce97fe",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "21096231-9a70-4c2e-a178-21dedfb2604a",
+                     *                     "id": "7d46d5ec-a0c2-483f-ae68-dd2bf262b1de",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "2b106647-6b43-4e4a-8908-c0b70c2d147e",
+                     *                     "id": "a47dcffa-eacf-4f18-8e5a-f94448cd413e",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -5346,22 +5051,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "38644f09-f3fc-4c8f-bfb4-95d234c348cd",
+                     *             "id": "d23a2499-6408-4b62-9596-227fa5259c04",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "b2cf727f-daec-46da-8ea4-09c448e359d4",
+                     *                 "id": "6be9f75c-e436-4234-b0e7-39dde00f5fef",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4c2a8571-472a-4187-9e57-22cb29b9e9a0",
+                     *                     "id": "981538fd-a9e3-4b77-b445-7094bea845ee",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "401e6cfa-e1c9-4ad1-a970-c3f3663e7e07",
+                     *                     "id": "cb70e0c6-cf49-41de-9553-c57af78b532e",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -5369,46 +5074,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "81354973-f1f5-4235-806f-17ebaed0cd9e",
+                     *             "id": "dbc116df-815c-4b57-a1a6-ca58022e1aca",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "f0244c92-0787-4678-b113-12cce5c1ee0c",
+                     *                 "id": "b2e1e678-7193-4f81-8604-7a28408ef678",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "88ccc005-f55f-4945-bd72-86a8d6e75770",
+                     *                     "id": "d5c63536-0f78-4ec6-92bb-7e4071006445",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "b748d8b9-ff94-4075-93c5-a42d094674a1",
+                     *                     "id": "7d31550e-2991-46b7-8728-02c67f3ab1d4",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "e18d389b-64b7-4537-9d2c-c039e8f52859",
+                     *                 "id": "8f2df862-9c77-43bd-a42e-b344502fc227",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "34bfe10c-8ee4-443d-99a7-685b9c49e66c",
+                     *                     "id": "53559a72-1c71-43fd-a495-51a729ba7374",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "2347f2ca-d7d4-428c-9d29-fc44e120a222",
+                     *                     "id": "3d1c7444-5015-4811-919a-2a8cb8de1f95",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "b10af886-3b1e-4976-b398-c637040e1944",
+                     *                     "id": "45f217d5-5a72-4197-ba37-84221a9aee0d",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "2dd0c9f6-e482-46a3-9e97-455d906e24ce",
+                     *                     "id": "e3841882-91b7-4662-a674-ac9b4a0e495a",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5416,78 +5121,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9ef51985-26a6-4be8-8693-89f2aa3f7450",
+                     *             "id": "aa72fff2-05a6-46bb-b6c1-40e022e2299f",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "a371cff2-af08-4b29-9239-e5797866e264",
+                     *                 "id": "533f7a01-b708-4152-bcd5-4f6fb5acd8fa",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8b83c032-7217-41ae-8ee3-b828d9fedba7",
+                     *                     "id": "39667220-8e62-46b9-8d6e-dbee6405f3a1",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "d37c1dfd-b982-4163-8fec-55351f04a5d1",
+                     *                     "id": "cd8874da-13d0-45b8-896d-82406e3709b6",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "93525175-9e3b-446a-be13-7b59d05d5580",
+                     *                     "id": "88c01fca-b110-4bb7-b7e7-b6720ef4cdb6",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "b6506689-5a33-4d84-9fd9-db9f3c97b3b9",
+                     *                 "id": "d5aac1a4-a09e-4220-ba38-124e398ab7c2",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "75c6b19b-b9b5-4009-af35-4dba9a41d551",
+                     *                     "id": "c58593ce-f6c6-4604-b348-7bf24933314c",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "59e92b33-73c7-4898-80a9-0e3a61f41cba",
+                     *                     "id": "00987e87-8ba3-4ac9-9252-99a14ad07ceb",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "3fb04ead-997e-4612-87d1-2579bb79fa81",
+                     *                     "id": "6692f2f5-6fbf-42de-9b2a-3a42b969cf4a",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "0b7b224f-1129-4aed-88cb-23e8b39bfdc6",
+                     *                     "id": "9f82c5c4-0984-46cd-ace4-fec2dbce8acb",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "3db21b5b-9e6b-4cf2-b4b8-7500f465a02f",
+                     *                 "id": "1eae62f1-9ded-4f2a-8101-fae3b815606c",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "3340c680-da22-4ad3-a8b2-aaa2c28adb46",
+                     *                     "id": "7174b39a-8744-4394-b69e-e7fafe6ede37",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "78b7f06e-90da-4ae5-b404-4d975973d9ac",
+                     *                     "id": "8a772b6a-a105-4347-a5ce-5fabc798e466",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "afb2b359-31a3-4844-89c0-46a5a689017c",
+                     *                     "id": "f10e012e-9903-44a5-b627-b1cefd4e6750",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "43c0ca5a-951b-4b60-8869-c10be9425d8e",
+                     *                     "id": "45a35bff-5f6f-457a-b08c-b738a7783f6a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "a98d18eb-14fa-46e1-a2e2-4052ec787598",
+                     *                     "id": "ed5f4858-f808-4a49-8981-0ae478070825",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5495,30 +5200,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "499902c3-ca08-4a82-b80b-09f314ccb8d5",
+                     *             "id": "80606240-eadf-4b34-b915-72f638947f0e",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "931283cf-ad4e-44be-9587-696e399522cf",
+                     *                 "id": "c861ad86-245b-4e74-b0b6-11f1730db2c3",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "310541d8-a772-4c83-bccc-d2c171159b03",
+                     *                     "id": "333dbac0-44d5-49ef-9e19-e83ed933a66b",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "ddbeb4ce-ee72-45be-b65b-bca1a5d27d9c",
+                     *                     "id": "441d96bc-5785-4465-9107-8b8cbc488af1",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "af76a22f-90e4-4501-b8c5-a4e51cce9a68",
+                     *                     "id": "6480c865-f532-47ee-9492-ea6d64dc7a5f",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "130a069f-e3ed-42a2-b352-b5061634b25d",
+                     *                     "id": "d3c3b8e7-499c-4368-b792-67caee40d8ff",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5526,50 +5231,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e9f73efc-9c4e-4a6e-bc2b-eb34c3ba7904",
+                     *             "id": "105f2a5e-9551-4e16-ba26-87929b008841",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "403e7f9a-477a-4565-81c6-272ad6b926f6",
+                     *                 "id": "91248cce-eed7-478c-99ab-ff898085c54e",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "731ce63d-cd62-4c6e-8b12-afb4e8ca1c38",
+                     *                     "id": "c65221d3-74e9-4131-a8e9-0f1f304af52d",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "200cc5c7-53c9-4575-b287-9698f3f9feb2",
+                     *                     "id": "13b3a5b3-bb1c-48f5-8454-5f7bc62f3bbd",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "ef863bb1-a49a-4bec-aea9-1db793dfac41",
+                     *                     "id": "df83db22-07a2-4853-b1cc-bc5c733a9327",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "0b76117f-aa18-4764-beab-07998356f294",
+                     *                 "id": "c7918aab-2ef8-4978-bef3-d14790aaf0b2",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "6e83ac9f-6ef6-4763-95d0-5edec19296ea",
+                     *                     "id": "eacdff56-c181-436a-a982-640cecd72875",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "f7e9ba3a-af3d-44ee-a60c-9f5f90f12b3f",
+                     *                     "id": "dc44a6d4-1d49-437a-a27e-4eb9a5966796",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "7f2d51d7-97c5-489f-a14c-e18a00db355e",
+                     *                     "id": "96d8f855-2dbd-4343-b97f-81f1c63905c5",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "7c2ee13c-9519-4898-aa86-57a69c4f8f05",
+                     *                     "id": "5430cec5-87a2-439a-86c0-2a3a68666c11",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5577,30 +5282,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "caef1dae-ad5a-4c05-8b2c-3fe5410dd65e",
+                     *             "id": "ac0b6da8-a2de-4ec5-ac1b-7d9f0f6b82c0",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "a223c690-b51c-4e08-8bd7-06a146e4a912",
+                     *                 "id": "0f279f2d-58cb-40c3-a6b7-3b18137c4be1",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "22a928c7-3a9d-463a-a2e8-f832f483d446",
+                     *                     "id": "e50a8a45-8ba1-443c-9247-3ef0b81e6f7f",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "b48d5dae-5566-48d9-b2b5-e1c3191da27e",
+                     *                     "id": "260a42e8-5179-46ac-a323-5f33a99c6166",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "ddc5f559-22b0-405a-9e3a-707b9eabfa88",
+                     *                     "id": "55e2d596-ad5d-4088-867f-3f1faa799f7d",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "1fd74949-b45e-4170-9ce5-42f13a4010cc",
+                     *                     "id": "5fe10309-7847-480d-9151-09514ca18d65",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5623,18 +5328,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,18 +5343,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5665,18 +5358,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5686,20 +5373,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5709,18 +5389,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5730,20 +5404,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5764,18 +5431,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5785,10 +5446,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "c61b3820-8c5b-4255-9526-fa6fa30afded",
+                     *             "id": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-24T15:45:41.590Z"
+                     *             "updatedAt": "2026-11-24T16:13:40.775Z"
                      *           }
                      *         ]
                      *       }
@@ -5806,18 +5467,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5827,18 +5482,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5848,18 +5497,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5869,20 +5512,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5892,18 +5528,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5913,20 +5543,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5957,18 +5580,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5976,8 +5593,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "f21b0736-d5f5-423f-ae33-fa76c8d1ba7d",
-                     *         "filePath": "media/f21b0736-d5f5-423f-ae33-fa76c8d1ba7d.png"
+                     *         "id": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                     *         "filePath": "media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png"
                      *       }
                      *     }
                      */
@@ -5991,18 +5608,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6012,18 +5623,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6033,18 +5638,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6054,18 +5653,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6075,20 +5668,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,18 +5684,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6119,20 +5699,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,18 +5746,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6194,16 +5761,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
+                     *             "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-24T15:45:42.872Z",
-                     *             "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *             "createdAt": "2026-11-24T16:13:41.422Z",
+                     *             "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *                 "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -6215,16 +5782,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
+                     *             "id": "30b23fd2-858d-4710-bfdb-4aab0f19d331",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-24T15:45:43.100Z",
-                     *             "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *             "createdAt": "2026-11-24T16:13:41.764Z",
+                     *             "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *                 "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -6257,18 +5824,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6278,18 +5839,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,18 +5854,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,20 +5869,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6343,18 +5885,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6364,20 +5900,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6393,7 +5922,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
+                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
                  */
                 id: string;
             };
@@ -6404,18 +5933,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,16 +5947,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
+                     *           "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-24T15:45:42.872Z",
-                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "createdAt": "2026-11-24T16:13:41.422Z",
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6459,18 +5982,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,18 +5997,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6501,18 +6012,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6522,20 +6027,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6545,18 +6043,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6566,20 +6058,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6598,7 +6083,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
+                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
                  */
                 id: string;
             };
@@ -6609,20 +6094,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6631,16 +6109,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
+                     *           "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-24T15:45:42.872Z",
-                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "createdAt": "2026-11-24T16:13:41.422Z",
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6648,7 +6126,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-24T15:45:43.284Z",
+                     *           "takenAt": "2026-11-24T16:13:41.936Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -6666,20 +6144,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6689,20 +6160,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6712,20 +6176,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6735,20 +6192,13 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6758,20 +6208,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6781,20 +6224,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6804,20 +6240,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6827,18 +6256,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6848,20 +6271,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,7 +6296,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
+                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
                  */
                 id: string;
             };
@@ -6901,20 +6317,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6923,16 +6332,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
+                     *           "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-24T15:45:42.872Z",
-                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "createdAt": "2026-11-24T16:13:41.422Z",
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6942,8 +6351,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-24T15:45:43.284Z",
-                     *           "deliveredAt": "2026-11-24T15:45:43.793Z"
+                     *           "takenAt": "2026-11-24T16:13:41.936Z",
+                     *           "deliveredAt": "2026-11-24T16:13:42.603Z"
                      *         }
                      *       }
                      *     }
@@ -6960,20 +6369,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6983,20 +6385,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7006,20 +6401,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7029,20 +6417,13 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7052,20 +6433,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7075,20 +6449,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7098,20 +6465,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7121,18 +6481,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7142,20 +6496,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7174,7 +6521,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 03aafa73-04b8-4f20-8a35-ef699010819e
+                 * @example 30b23fd2-858d-4710-bfdb-4aab0f19d331
                  */
                 id: string;
             };
@@ -7195,20 +6542,13 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7217,16 +6557,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
+                     *           "id": "30b23fd2-858d-4710-bfdb-4aab0f19d331",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-24T15:45:43.100Z",
-                     *           "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *           "createdAt": "2026-11-24T16:13:41.764Z",
+                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -7252,20 +6592,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7275,20 +6608,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7298,20 +6624,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7321,20 +6640,13 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7344,20 +6656,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7367,20 +6672,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7390,20 +6688,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,18 +6704,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7434,20 +6719,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7471,7 +6749,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
+                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
                  */
                 id: string;
             };
@@ -7482,18 +6760,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7503,19 +6775,19 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "ad0370fd-39b9-4e8b-ae18-dbf337a865e0",
+                     *             "id": "0b57fc6e-76c3-46bf-a947-57b1b6cb765a",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-24T15:45:43.444Z"
+                     *             "createdAt": "2026-11-24T16:13:42.181Z"
                      *           },
                      *           {
-                     *             "id": "8ce1c20f-5daa-4709-b878-1764b1a0ebf9",
+                     *             "id": "9584ec31-8f63-4561-a958-b720c6b40922",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-24T15:45:43.613Z"
+                     *             "createdAt": "2026-11-24T16:13:42.376Z"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-24T15:45:43.613Z"
+                     *         "nextCursor": "2026-11-24T16:13:42.376Z"
                      *       }
                      *     }
                      */
@@ -7537,18 +6809,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7558,18 +6824,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7579,18 +6839,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7600,20 +6854,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7623,18 +6870,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7644,20 +6885,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7676,7 +6910,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6
+                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
                  */
                 id: string;
             };
@@ -7696,20 +6930,13 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7718,10 +6945,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "8ce1c20f-5daa-4709-b878-1764b1a0ebf9",
+                     *           "id": "9584ec31-8f63-4561-a958-b720c6b40922",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-24T15:45:43.613Z"
+                     *           "createdAt": "2026-11-24T16:13:42.376Z"
                      *         }
                      *       }
                      *     }
@@ -7738,20 +6965,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7761,20 +6981,13 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7784,20 +6997,13 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7807,20 +7013,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7830,20 +7029,13 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7853,20 +7045,13 @@ export interface operations {
             /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
             422: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
-                    "Idempotency-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7876,20 +7061,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7899,18 +7077,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7920,20 +7092,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7969,18 +7134,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7990,21 +7149,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "f7a7f686-fc17-4c61-ad53-c67bae730a4a",
+                     *             "id": "cef17d81-5cd9-4c40-ab12-76c08a07a494",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-24T15:45:42.872Z",
+                     *             "createdAt": "2026-11-24T16:13:41.422Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "8fd33ca3-770e-41d4-9aa5-c4f3675cc3e6",
+                     *                 "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-24T15:45:42.872Z",
-                     *                 "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *                 "createdAt": "2026-11-24T16:13:41.422Z",
+                     *                 "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *                     "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -8018,21 +7177,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "b09796c4-eab1-498a-bfb0-dff8044abd65",
+                     *             "id": "82c36134-8717-4d19-8547-a43c56aa5a27",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-24T15:45:43.100Z",
+                     *             "createdAt": "2026-11-24T16:13:41.764Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "03aafa73-04b8-4f20-8a35-ef699010819e",
+                     *                 "id": "30b23fd2-858d-4710-bfdb-4aab0f19d331",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-24T15:45:43.100Z",
-                     *                 "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                     *                 "createdAt": "2026-11-24T16:13:41.764Z",
+                     *                 "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "f3ba505a-a82a-47a4-8781-e35ceb617fa6",
+                     *                     "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -8046,7 +7205,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_507281f3"
+                     *         "nextCursor": "v1_2_1a723b61"
                      *       }
                      *     }
                      */
@@ -8065,18 +7224,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8086,18 +7239,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8107,18 +7254,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8128,18 +7269,12 @@ export interface operations {
             /** @description `CURSOR_EXPIRED`: The cursor points before the oldest event still kept: start again without `after`. */
             410: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8149,20 +7284,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8172,18 +7300,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8193,20 +7315,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8227,18 +7342,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8248,7 +7357,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *             "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -8257,8 +7366,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-24T15:45:42.817Z",
-                     *             "updatedAt": "2026-11-24T15:45:42.817Z"
+                     *             "createdAt": "2026-11-24T16:13:41.318Z",
+                     *             "updatedAt": "2026-11-24T16:13:41.318Z"
                      *           }
                      *         ]
                      *       }
@@ -8276,18 +7385,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8297,18 +7400,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8318,18 +7415,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8339,20 +7430,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8362,18 +7446,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8383,20 +7461,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8431,18 +7502,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8451,7 +7516,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8460,10 +7525,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:45:42.817Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.817Z"
+                     *           "createdAt": "2026-11-24T16:13:41.318Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.318Z"
                      *         },
-                     *         "secret": "whsec_RXnvynt8BaGXshJ34Z4Zdo9kpoYTEKvsNJKLFsWlBxg="
+                     *         "secret": "whsec_4caEn+YN+OyBFOSrDeVcArKjWJM62gqI8k+4qEBhZgc="
                      *       }
                      *     }
                      */
@@ -8481,18 +7546,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8502,18 +7561,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8523,18 +7576,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8544,18 +7591,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8565,20 +7606,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8588,18 +7622,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8609,20 +7637,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8638,7 +7659,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
             };
@@ -8649,18 +7670,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8669,7 +7684,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8678,8 +7693,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:45:42.817Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.817Z"
+                     *           "createdAt": "2026-11-24T16:13:41.318Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.318Z"
                      *         }
                      *       }
                      *     }
@@ -8696,18 +7711,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8717,18 +7726,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8738,18 +7741,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8759,20 +7756,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8782,18 +7772,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8803,20 +7787,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8832,7 +7809,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
             };
@@ -8843,18 +7820,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8863,7 +7834,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8872,8 +7843,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:45:42.817Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.862Z"
+                     *           "createdAt": "2026-11-24T16:13:41.318Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.372Z"
                      *         }
                      *       }
                      *     }
@@ -8890,18 +7861,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8911,18 +7876,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8932,18 +7891,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8953,20 +7906,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8976,18 +7922,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8997,20 +7937,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,7 +7959,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
             };
@@ -9047,18 +7980,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9067,7 +7994,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -9076,8 +8003,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:45:42.817Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.857Z"
+                     *           "createdAt": "2026-11-24T16:13:41.318Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.360Z"
                      *         }
                      *       }
                      *     }
@@ -9094,18 +8021,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9115,18 +8036,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9136,18 +8051,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9157,18 +8066,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9178,20 +8081,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9201,18 +8097,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9222,20 +8112,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9251,7 +8134,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
             };
@@ -9262,18 +8145,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9282,7 +8159,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "943e4c96-5a42-4bea-9273-3d4764517f4f",
+                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -9291,10 +8168,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T15:45:42.817Z",
-                     *           "updatedAt": "2026-11-24T15:45:42.862Z"
+                     *           "createdAt": "2026-11-24T16:13:41.318Z",
+                     *           "updatedAt": "2026-11-24T16:13:41.372Z"
                      *         },
-                     *         "secret": "whsec_N/PE7vHCEiEqsuQQ8iGMjsVBa6owyl1S4s9sPtD4JF0="
+                     *         "secret": "whsec_oQpjYunfX66zBUJLL6tF0gCMT1Wi0AGGjkdarAGKmyE="
                      *       }
                      *     }
                      */
@@ -9312,18 +8189,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9333,18 +8204,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9354,18 +8219,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9375,20 +8234,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9398,18 +8250,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9419,20 +8265,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9448,7 +8287,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
             };
@@ -9459,18 +8298,12 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9479,17 +8312,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
-                     *           "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *           "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
+                     *           "id": "cc56c795-6dda-4985-8be0-75ca3bd1ab24",
+                     *           "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "eventId": "3d25710d-ca98-4e86-bb3a-d675e0dd886d",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-24T15:45:44.208Z",
+                     *           "nextAttemptAt": "2026-11-24T16:13:42.988Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-24T15:45:44.208Z"
+                     *           "createdAt": "2026-11-24T16:13:42.988Z"
                      *         }
                      *       }
                      *     }
@@ -9506,18 +8339,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9527,18 +8354,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9548,18 +8369,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9569,20 +8384,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9592,18 +8400,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9613,20 +8415,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9652,7 +8447,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
             };
@@ -9663,18 +8458,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9684,69 +8473,69 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
-                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *             "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
+                     *             "id": "cc56c795-6dda-4985-8be0-75ca3bd1ab24",
+                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *             "eventId": "3d25710d-ca98-4e86-bb3a-d675e0dd886d",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:45:44.235Z",
-                     *             "nextAttemptAt": "2026-11-24T15:45:44.208Z",
+                     *             "lastAttemptAt": "2026-11-24T16:13:43.002Z",
+                     *             "nextAttemptAt": "2026-11-24T16:13:42.988Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-24T15:45:44.208Z"
+                     *             "createdAt": "2026-11-24T16:13:42.988Z"
                      *           },
                      *           {
-                     *             "id": "1d963544-ea40-441e-ac5d-742c438e78a2",
-                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *             "eventId": "bde6e956-c92d-4c07-9b46-4bdc656534b6",
+                     *             "id": "e09c324b-0b50-45b4-9732-eb92df184b17",
+                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *             "eventId": "c0cb30d8-3625-45bc-880a-66a4a7c403e5",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:45:43.638Z",
-                     *             "nextAttemptAt": "2026-11-24T15:45:48.401Z",
+                     *             "lastAttemptAt": "2026-11-24T16:13:42.427Z",
+                     *             "nextAttemptAt": "2026-11-24T16:13:47.683Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:45:43.610Z"
+                     *             "createdAt": "2026-11-24T16:13:42.367Z"
                      *           },
                      *           {
-                     *             "id": "e0c4b6c8-6a66-4539-a874-fb7db646fd4b",
-                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *             "eventId": "e76da9b8-a78e-4f8e-8fac-744a5591a6a3",
+                     *             "id": "ef216a6f-5073-4ef7-9428-74fa8124d330",
+                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *             "eventId": "4524468b-f358-4bb1-8ba8-3da194687eb5",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:45:43.468Z",
-                     *             "nextAttemptAt": "2026-11-24T15:45:48.878Z",
+                     *             "lastAttemptAt": "2026-11-24T16:13:42.250Z",
+                     *             "nextAttemptAt": "2026-11-24T16:13:46.918Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:45:43.442Z"
+                     *             "createdAt": "2026-11-24T16:13:42.148Z"
                      *           },
                      *           {
-                     *             "id": "b177cf63-142b-4845-a8d8-864645ee4170",
-                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *             "eventId": "b09796c4-eab1-498a-bfb0-dff8044abd65",
+                     *             "id": "f26d812c-2635-4aed-b78c-eded475ed291",
+                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *             "eventId": "82c36134-8717-4d19-8547-a43c56aa5a27",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:45:43.116Z",
-                     *             "nextAttemptAt": "2026-11-24T15:45:48.468Z",
+                     *             "lastAttemptAt": "2026-11-24T16:13:41.802Z",
+                     *             "nextAttemptAt": "2026-11-24T16:13:47.529Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:45:43.100Z"
+                     *             "createdAt": "2026-11-24T16:13:41.764Z"
                      *           },
                      *           {
-                     *             "id": "9ca09fbb-5f7e-4f74-bf55-f0f425483467",
-                     *             "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *             "eventId": "f7a7f686-fc17-4c61-ad53-c67bae730a4a",
+                     *             "id": "9d219935-2373-4cb5-82d4-ad360e67b62b",
+                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *             "eventId": "cef17d81-5cd9-4c40-ab12-76c08a07a494",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T15:45:42.943Z",
-                     *             "nextAttemptAt": "2026-11-24T15:45:48.192Z",
+                     *             "lastAttemptAt": "2026-11-24T16:13:41.506Z",
+                     *             "nextAttemptAt": "2026-11-24T16:13:46.706Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T15:45:42.872Z"
+                     *             "createdAt": "2026-11-24T16:13:41.422Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -9767,18 +8556,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9788,18 +8571,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9809,18 +8586,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9830,20 +8601,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9853,18 +8617,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9874,20 +8632,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9903,12 +8654,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 943e4c96-5a42-4bea-9273-3d4764517f4f
+                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fdf564fd-a279-412c-a24d-1a6caf613b61
+                 * @example cc56c795-6dda-4985-8be0-75ca3bd1ab24
                  */
                 deliveryId: string;
             };
@@ -9919,18 +8670,12 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9939,17 +8684,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "fdf564fd-a279-412c-a24d-1a6caf613b61",
-                     *           "endpointId": "943e4c96-5a42-4bea-9273-3d4764517f4f",
-                     *           "eventId": "14535756-3e56-4b18-af12-2299fbf1a0f7",
+                     *           "id": "cc56c795-6dda-4985-8be0-75ca3bd1ab24",
+                     *           "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "eventId": "3d25710d-ca98-4e86-bb3a-d675e0dd886d",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-24T15:45:44.235Z",
-                     *           "nextAttemptAt": "2026-11-24T15:45:44.382Z",
+                     *           "lastAttemptAt": "2026-11-24T16:13:43.002Z",
+                     *           "nextAttemptAt": "2026-11-24T16:13:43.124Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-24T15:45:44.208Z"
+                     *           "createdAt": "2026-11-24T16:13:42.988Z"
                      *         }
                      *       }
                      *     }
@@ -9966,18 +8711,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9987,18 +8726,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10008,18 +8741,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10029,20 +8756,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10052,18 +8772,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10073,20 +8787,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10107,18 +8814,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10127,9 +8828,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42717/deliver",
-                     *           "createdAt": "2026-11-24T15:45:44.666Z",
-                     *           "updatedAt": "2026-11-24T15:45:44.666Z"
+                     *           "url": "http://127.0.0.1:42021/deliver",
+                     *           "createdAt": "2026-11-24T16:13:43.795Z",
+                     *           "updatedAt": "2026-11-24T16:13:43.795Z"
                      *         }
                      *       }
                      *     }
@@ -10146,18 +8847,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10167,18 +8862,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10188,18 +8877,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10209,20 +8892,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10232,18 +8908,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10253,20 +8923,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10286,7 +8949,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "http://127.0.0.1:42717/deliver"
+                 *       "url": "http://127.0.0.1:42021/deliver"
                  *     }
                  */
                 "application/json": components["schemas"]["DeliveryEndpointInput"];
@@ -10296,18 +8959,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10316,11 +8973,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42717/deliver",
-                     *           "createdAt": "2026-11-24T15:45:44.666Z",
-                     *           "updatedAt": "2026-11-24T15:45:44.666Z"
+                     *           "url": "http://127.0.0.1:42021/deliver",
+                     *           "createdAt": "2026-11-24T16:13:43.795Z",
+                     *           "updatedAt": "2026-11-24T16:13:43.795Z"
                      *         },
-                     *         "secret": "whsec_FWYsvSNumqvDGTX3yvAQQyOUX5Jfp1hR4aLRvBxAcfw="
+                     *         "secret": "whsec_+ZDsawAMBAV4bdljrqPTT+hPDCxZbdwTPdAWhPoGm38="
                      *       }
                      *     }
                      */
@@ -10338,18 +8995,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10359,18 +9010,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10380,18 +9025,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10401,18 +9040,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10422,20 +9055,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10445,18 +9071,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10466,20 +9086,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10500,18 +9113,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10520,9 +9127,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42717/deliver",
-                     *           "createdAt": "2026-11-24T15:45:44.666Z",
-                     *           "updatedAt": "2026-11-24T15:45:46.077Z"
+                     *           "url": "http://127.0.0.1:42021/deliver",
+                     *           "createdAt": "2026-11-24T16:13:43.795Z",
+                     *           "updatedAt": "2026-11-24T16:13:44.848Z"
                      *         }
                      *       }
                      *     }
@@ -10539,18 +9146,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10560,18 +9161,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10581,18 +9176,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10602,20 +9191,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10625,18 +9207,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10646,20 +9222,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10680,18 +9249,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10700,11 +9263,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42717/deliver",
-                     *           "createdAt": "2026-11-24T15:45:44.666Z",
-                     *           "updatedAt": "2026-11-24T15:45:46.077Z"
+                     *           "url": "http://127.0.0.1:42021/deliver",
+                     *           "createdAt": "2026-11-24T16:13:43.795Z",
+                     *           "updatedAt": "2026-11-24T16:13:44.848Z"
                      *         },
-                     *         "secret": "whsec_qEMLnHFgJQhPhkW14hBpAKloq5I0KFQsnSIJqKxksjQ="
+                     *         "secret": "whsec_sfcjqoPmhjpz6G/Q8TqtBc37tWqbQJRXliw5W07wwqA="
                      *       }
                      *     }
                      */
@@ -10722,18 +9285,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10743,18 +9300,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10764,18 +9315,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10785,20 +9330,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10808,18 +9346,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10829,20 +9361,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10862,7 +9387,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "productId": "38721e5a-73e9-4765-a09e-edbc7ab29255",
+                 *       "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
                  *       "quantity": 1
                  *     }
                  */
@@ -10873,18 +9398,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10895,7 +9414,7 @@ export interface operations {
                      *         "result": {
                      *           "ok": true,
                      *           "statusCode": 200,
-                     *           "durationMs": 85,
+                     *           "durationMs": 105,
                      *           "valuesCount": 1,
                      *           "problems": []
                      *         }
@@ -10914,18 +9433,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10935,18 +9448,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10956,18 +9463,12 @@ export interface operations {
             /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10977,18 +9478,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             413: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10998,20 +9493,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11021,18 +9509,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11042,20 +9524,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11071,7 +9546,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example c74c2bae-8e32-4897-974a-c4d9843f03fd
+                 * @example d3a41e4c-3ae3-4fa5-bae9-bea2ecbd569a
                  */
                 id: string;
             };
@@ -11082,18 +9557,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11102,20 +9571,20 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryRequest": {
-                     *           "id": "f15fd370-daae-462e-a52d-e96b6bfeb5ba",
-                     *           "orderId": "c74c2bae-8e32-4897-974a-c4d9843f03fd",
+                     *           "id": "abeed933-585c-407b-b12b-d571a2ddce80",
+                     *           "orderId": "d3a41e4c-3ae3-4fa5-bae9-bea2ecbd569a",
                      *           "status": "succeeded",
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-24T15:45:45.018Z",
+                     *               "at": "2026-11-24T16:13:44.344Z",
                      *               "statusCode": 200,
                      *               "error": null,
-                     *               "durationMs": 91
+                     *               "durationMs": 49
                      *             }
                      *           ],
                      *           "nextAttemptAt": null,
-                     *           "createdAt": "2026-11-24T15:45:44.871Z",
-                     *           "updatedAt": "2026-11-24T15:45:45.018Z"
+                     *           "createdAt": "2026-11-24T16:13:44.147Z",
+                     *           "updatedAt": "2026-11-24T16:13:44.344Z"
                      *         }
                      *       }
                      *     }
@@ -11132,18 +9601,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11153,18 +9616,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11174,18 +9631,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11195,20 +9646,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11218,18 +9662,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11239,20 +9677,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11268,7 +9699,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 99ba48b8-823f-406c-beb3-93dd75d6973d
+                 * @example 63a09194-079b-477b-a7e0-8911bd47f0ee
                  */
                 id: string;
             };
@@ -11279,18 +9710,12 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11299,20 +9724,20 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryRequest": {
-                     *           "id": "9e7e79a7-c2eb-47a0-b883-dbf19eb1f6c2",
-                     *           "orderId": "99ba48b8-823f-406c-beb3-93dd75d6973d",
+                     *           "id": "bfaf2c62-21d5-47cd-94f7-ea6c1558eb20",
+                     *           "orderId": "63a09194-079b-477b-a7e0-8911bd47f0ee",
                      *           "status": "pending",
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-24T15:45:45.841Z",
+                     *               "at": "2026-11-24T16:13:44.590Z",
                      *               "statusCode": 409,
                      *               "error": "HTTP 409: the endpoint cannot supply this order; no further attempt.",
-                     *               "durationMs": 263
+                     *               "durationMs": 54
                      *             }
                      *           ],
-                     *           "nextAttemptAt": "2026-11-24T15:45:45.949Z",
-                     *           "createdAt": "2026-11-24T15:45:45.366Z",
-                     *           "updatedAt": "2026-11-24T15:45:45.949Z"
+                     *           "nextAttemptAt": "2026-11-24T16:13:44.670Z",
+                     *           "createdAt": "2026-11-24T16:13:44.455Z",
+                     *           "updatedAt": "2026-11-24T16:13:44.670Z"
                      *         }
                      *       }
                      *     }
@@ -11329,18 +9754,12 @@ export interface operations {
             /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
             400: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11350,18 +9769,12 @@ export interface operations {
             /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
             401: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11371,18 +9784,12 @@ export interface operations {
             /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
             404: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11392,18 +9799,12 @@ export interface operations {
             /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. */
             409: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11413,20 +9814,13 @@ export interface operations {
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
             429: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11436,18 +9830,12 @@ export interface operations {
             /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
             500: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11457,20 +9845,13 @@ export interface operations {
             /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
             503: {
                 headers: {
-                    /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
-                    "X-Request-Id": string;
-                    /** @description Requests allowed per window for this key. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`. */
-                    RateLimit?: string;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
                     [name: string]: unknown;
                 };
                 content: {
