@@ -1,7 +1,7 @@
 // Marketplace-wide leaf categories with their filters (variant tags). Shared by
 // the seller listing, the operator API and the seeded taxonomy.
 import { asc, eq, like, or, sql } from 'drizzle-orm'
-import { validationError } from '../plugins/errors.js'
+import { validationError } from '../domain/errors.js'
 import type { Db, Queryable } from './client.js'
 import { categories, categoryFilterOptions, categoryFilters } from './schema.js'
 

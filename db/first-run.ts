@@ -5,12 +5,20 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../plugins/config.js'
 import { seedDemoShop } from './demo.js'
 import { shops } from './schema.js'
 
-export interface FirstRun {
-  config: Config
+/** What the first start reads of the service's configuration (plugins/config.ts). */
+export interface InstallationSettings {
+  DATABASE_URL?: string
+  DATA_DIR: string
+  INTERNAL_TOKEN?: string
+  PUBLIC_BASE_URL?: string
+}
+
+export interface FirstRun<C extends InstallationSettings> {
+  /** The configuration to start with: the generated internal token filled in. */
+  config: C
   seed: (app: FastifyInstance) => Promise<void>
 }
 
@@ -23,7 +31,7 @@ function loadOrCreateToken (dataDir: string): { token: string, created: boolean 
   return { token, created: true }
 }
 
-export async function prepareEmbeddedInstallation (config: Config): Promise<FirstRun> {
+export async function prepareEmbeddedInstallation<C extends InstallationSettings> (config: C): Promise<FirstRun<C>> {
   const embedded = !config.DATABASE_URL
   if (!embedded) return { config, seed: async () => {} }
   const generated = config.INTERNAL_TOKEN ? null : loadOrCreateToken(config.DATA_DIR)

@@ -2,7 +2,7 @@
 // updates the order row's last_message_at to max(now, last + 1 ms) and stamps its
 // message with it, so a reader polling with "strictly after the last createdAt I
 // saw" never skips or repeats a message.
-import { notFound, validationError } from '../plugins/errors.js'
+import { orderNotFound, validationError } from '../domain/errors.js'
 import { MAX_MESSAGE_LENGTH, type Message, type SenderRole } from '../schemas/messages.js'
 import type { Db } from './client.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
@@ -43,7 +43,7 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
   const text = messageText(rawText)
   const query = preparedOnce(db, `post_message_${scope !== null}`, () => rawQuery<Message & EventOutcome>(db, postMessageSql(scope !== null)))
   const [row] = await query(scope === null ? [orderId, senderRole, text] : [orderId, senderRole, text, scope.shopId])
-  if (!row) throw notFound('Order')
+  if (!row) throw orderNotFound('Order')
   const { eventShopId, ...message } = row
   notifyEvent(db, { eventShopId })
   return message

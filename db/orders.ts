@@ -9,7 +9,7 @@ import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/
 import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
 import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
-import { ApiError, notFound, validationError } from '../plugins/errors.js'
+import { ApiError, orderNotFound, validationError } from '../domain/errors.js'
 import type { Order, OrderRow } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
 import { deliveryRequestCtes } from './delivery-requests.js'
@@ -61,7 +61,7 @@ export async function findOrder (db: Queryable, orderId: string, scope: OrderSco
 
 export async function getOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow> {
   const row = await findOrder(db, orderId, scope)
-  if (!row) throw notFound('Order')
+  if (!row) throw orderNotFound('Order')
   return row
 }
 
@@ -157,7 +157,7 @@ function transitionSql (action: OrderAction, scoped: boolean): string {
 /** Nothing matched: either there is no such order here (404), or its status forbids the action (409). */
 async function throwTransitionRefusal (db: Queryable, action: OrderAction, orderId: string, scope: OrderScope): Promise<never> {
   const current = await findOrder(db, orderId, scope)
-  if (!current) throw notFound('Order')
+  if (!current) throw orderNotFound('Order')
   throw new ApiError(409, 'ORDER_INVALID_STATUS', `Cannot ${action} an order that is ${current.status}.`)
 }
 
@@ -252,7 +252,7 @@ export async function createPurchase (db: Db, input: PurchaseInput, options: Pur
       fields: { orderBy: [asc(productFields.position)], with: { options: { orderBy: [asc(productFieldOptions.position)] } } }
     }
   })
-  if (!product) throw notFound('Product')
+  if (!product) throw orderNotFound('Product')
   if (!product.active || product.archived) {
     throw validationError('The product is not on sale.', [{ path: 'body.productId', message: 'must be an active, non-archived product' }])
   }

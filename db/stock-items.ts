@@ -4,7 +4,7 @@
 // product's lock (db/stock-delivery.ts) and keeps stock_counts exact.
 import { isUuid } from '../domain/ids.js'
 import { previewOf, type StockCipher } from '../domain/stock-cipher.js'
-import { ApiError, notFound, validationError } from '../plugins/errors.js'
+import { ApiError, orderNotFound, validationError } from '../domain/errors.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { NO_OPTION } from './schema.js'
 import {
@@ -31,7 +31,7 @@ const itemColumns = `id, nullif(option_key, '${NO_OPTION}') as "optionId", statu
 
 async function lockOwnProduct (tx: Tx, shopId: string, productId: string): Promise<StockProduct> {
   const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
-  if (!product) throw notFound('Product')
+  if (!product) throw orderNotFound('Product')
   return product
 }
 
@@ -119,7 +119,7 @@ export interface ItemListOptions { status?: StockItemStatus, optionId?: string, 
 /** A page of the product's items, newest first; `nextCursor` continues after the last (null at the end). */
 export async function listStockItems (db: Queryable, shopId: string, productId: string, options: ItemListOptions): Promise<{ items: StockItem[], nextCursor: string | null }> {
   const [product] = isUuid(productId) ? await run(db, 'select 1 from products where id = $1 and shop_id = $2', [productId, shopId]) : []
-  if (!product) throw notFound('Product')
+  if (!product) throw orderNotFound('Product')
   const after = options.after === undefined ? null : /^[1-9][0-9]{0,17}$/.test(options.after) ? options.after : undefined
   if (after === undefined) throw validationError('after must be a nextCursor of an earlier page.', [{ path: 'querystring.after', message: 'is not a cursor' }])
   const optionKey = options.optionId === undefined ? null : options.optionId

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { KEY_VARIABLE, parseKey, PREVIOUS_KEY_VARIABLE, StockCipher } from '../domain/stock-cipher.js'
-import type { Config } from '../plugins/config.js'
 
 export const STOCK_KEY_FILE = 'stock-encryption-key'
 
@@ -21,7 +20,8 @@ function loadOrCreateKey (dataDir: string): Buffer {
   return secret
 }
 
-type KeyConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'STOCK_ENCRYPTION_KEY' | 'STOCK_ENCRYPTION_KEY_PREVIOUS'>
+/** What the key choice reads of the service's configuration (plugins/config.ts). */
+interface KeyConfig { DATABASE_URL?: string, DATA_DIR: string, STOCK_ENCRYPTION_KEY?: string, STOCK_ENCRYPTION_KEY_PREVIOUS?: string }
 
 /** The stock cipher the configuration gives, or null (Postgres without a key). */
 export function stockCipherFor (config: KeyConfig): StockCipher | null {

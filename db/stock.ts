@@ -3,7 +3,7 @@
 // transaction (db/stock-delivery.ts).
 import { isUuid } from '../domain/ids.js'
 import type { StockCipher } from '../domain/stock-cipher.js'
-import { ApiError, notFound, validationError } from '../plugins/errors.js'
+import { ApiError, orderNotFound, validationError } from '../domain/errors.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { fillWaitingOrders, lockStockProduct, optionIdOf, stockIsEmpty, type AutoDelivery, type StockProduct } from './stock-delivery.js'
 import { isoTime, run } from './stock-statements.js'
@@ -72,7 +72,7 @@ async function checkOptionField (tx: Tx, productId: string, fieldId: string): Pr
 export async function updateStock (db: Db, shopId: string, productId: string, patch: StockPatch, cipher: StockCipher | null): Promise<Stock> {
   await db.transaction(async (tx) => {
     const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
-    if (!product) throw notFound('Product')
+    if (!product) throw orderNotFound('Product')
     if (patch.optionFieldId !== undefined && patch.optionFieldId !== product.optionFieldId) {
       if (patch.optionFieldId !== null) await checkOptionField(tx, productId, patch.optionFieldId)
       if (!await stockIsEmpty(tx, productId)) {

@@ -1,7 +1,7 @@
 // The product input rules JSON Schema cannot say (docs/api-rules.md, the catalog):
 // field type rules, https webhooks, filters against the category, and ids kept
 // on replace. Each check returns every problem found, as error details.
-import type { ErrorDetail } from '../plugins/errors.js'
+import type { ErrorDetail } from '../domain/errors.js'
 
 export const TITLE_MAX = 200
 export const PERCENT_MAX = 100

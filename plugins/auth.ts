@@ -11,7 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { findActiveApiKey, KEY_REVOCATIONS_CHANNEL, revokeApiKey, touchApiKey, type ApiKeyRow, type AuthenticatedKey } from '../db/api-keys.js'
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js'
 import { ApiKeyCache, publishRevocation, type PendingKeyCheck } from './api-key-cache.js'
-import { ApiError } from './errors.js'
+import { ApiError } from '../domain/errors.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

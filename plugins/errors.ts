@@ -5,25 +5,8 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { ApiError, type ErrorDetail } from '../domain/errors.js'
 import { StockKeyError } from '../domain/stock-cipher.js'
-
-export interface ErrorDetail { path: string, message: string }
-
-/** An error the client should see as is: stable code, HTTP status, human message. */
-export class ApiError extends Error {
-  constructor (
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    readonly details?: ErrorDetail[]
-  ) {
-    super(message)
-    this.name = 'ApiError'
-  }
-}
-
-export const notFound = (what: string) => new ApiError(404, 'ORDER_NOT_FOUND', `${what} not found.`)
-export const validationError = (message: string, details?: ErrorDetail[]) => new ApiError(400, 'VALIDATION_ERROR', message, details)
 
 /** Fastify's own error codes that are the client's fault, mapped to our codes. */
 const clientErrors: Record<string, { status: number, code: string, message: string }> = {

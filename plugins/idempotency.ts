@@ -19,7 +19,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
 import { DependencyUnavailableError } from '../domain/circuit-breaker.js'
-import { ApiError } from './errors.js'
+import { ApiError } from '../domain/errors.js'
 import type { Claim } from './idempotency-store.js'
 
 declare module 'fastify' {

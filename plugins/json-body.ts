@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import sjson from 'secure-json-parse'
-import { ApiError } from './errors.js'
+import { ApiError } from '../domain/errors.js'
 
 /** Deeper than any body of this API; deeper ones are refused before anything walks them recursively. */
 const MAX_DEPTH = 32

@@ -8,7 +8,7 @@ import underPressure from '@fastify/under-pressure'
 import { Gauge } from 'prom-client'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from './errors.js'
+import { ApiError } from '../domain/errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -5,7 +5,8 @@
 // JSON Schema keywords, and the media routes' non-JSON bodies. Pure functions of
 // the document; plugins/openapi.ts applies them.
 import { STATUS_CODES } from 'node:http'
-import { codesByStatus, errorCodes, errorComponentName, errorExample, operationCodes, type ErrorCode } from '../schemas/error-codes.js'
+import { errorCodes, type ErrorCode } from '../domain/errors.js'
+import { codesByStatus, errorComponentName, errorExample, operationCodes } from '../schemas/error-codes.js'
 import { ErrorBody } from '../schemas/common.js'
 import { imageContentTypes, UploadImageBody } from '../schemas/media.js'
 import recordedExamples from '../schemas/openapi-examples.json' with { type: 'json' }

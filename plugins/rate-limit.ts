@@ -13,7 +13,7 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError } from './errors.js'
+import { ApiError } from '../domain/errors.js'
 import { redisRateLimitStore } from './rate-limit-store.js'
 
 export function rateLimitKey (request: FastifyRequest): string {

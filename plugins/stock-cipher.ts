@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { stockCipherFor } from '../db/stock-key.js'
 import { KEY_VARIABLE, type StockCipher } from '../domain/stock-cipher.js'
-import { ApiError } from './errors.js'
+import { ApiError } from '../domain/errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,27 +1,9 @@
 // Which error codes an operation can answer with, by HTTP status: the OpenAPI
 // document turns each into an enum on `error.code` (plugins/openapi-document.ts),
 // and the drift check (test/fixtures/openapi-drift.ts) holds every error the
-// test suite receives to it. The codes are the API's (docs/api-rules.md); the statuses they go
-// with are fixed by plugins/errors.ts and the plugins that throw them.
+// test suite receives to it. The codes themselves are domain/errors.ts's.
 
-/** Each code with the one status it is sent with, and what it means to a client. */
-export const errorCodes = {
-  VALIDATION_ERROR: 'The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code.',
-  API_KEY_INVALID: 'The API key (or the operator token) is missing, unknown or revoked.',
-  NOT_FOUND: 'No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters.',
-  ORDER_NOT_FOUND: 'The resource in the path (an order, product, category, currency rate or image) does not exist for this shop.',
-  ORDER_INVALID_STATUS: 'The order\'s current status does not allow this action.',
-  IDEMPOTENCY_IN_PROGRESS: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
-  IDEMPOTENCY_KEY_REUSED: 'The `Idempotency-Key` was used before with a different request.',
-  STOCK_NOT_EMPTY: 'The stock\'s `optionFieldId` can change only while no item is available.',
-  STOCK_ITEM_UNAVAILABLE: 'A stock item to remove is not available (already delivered or removed).',
-  CURSOR_EXPIRED: 'The cursor points before the oldest event still kept: start again without `after`.',
-  RATE_LIMIT: 'Too many requests in the window; retry after `Retry-After` seconds.',
-  INTERNAL_ERROR: 'An unexpected error; the `X-Request-Id` finds it in the logs.',
-  SERVICE_UNAVAILABLE: 'A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent).'
-} as const
-
-export type ErrorCode = keyof typeof errorCodes
+import type { ErrorCode } from '../domain/errors.js'
 
 /** The codes a status can carry on any operation that declares it. */
 export const codesByStatus: Record<number, ErrorCode[]> = {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { createApiKey, listApiKeys } from '../../../db/api-keys.js'
 import { findShop } from '../../../db/shops.js'
-import { notFound } from '../../../plugins/errors.js'
+import { orderNotFound } from '../../../domain/errors.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
 import { ApiKeySchema, apiKeyView, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
 
@@ -23,7 +23,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function createKey (request, reply) {
     const { shopId } = request.params
-    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    if (!await findShop(fastify.db, shopId)) throw orderNotFound('Shop')
     const { apiKey, secret } = await createApiKey(fastify.db, shopId, request.body.name.trim())
     return reply.code(201).send({ success: true as const, data: { apiKey: apiKeyView(apiKey), secret } })
   })
@@ -40,7 +40,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function listKeys (request) {
     const { shopId } = request.params
-    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    if (!await findShop(fastify.db, shopId)) throw orderNotFound('Shop')
     const keys = await listApiKeys(fastify.db, shopId)
     return { success: true as const, data: { apiKeys: keys.map(apiKeyView) } }
   })
@@ -57,7 +57,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function revokeKey (request) {
     const apiKey = await fastify.revokeApiKeyEverywhere(request.params.shopId, request.params.keyId)
-    if (!apiKey) throw notFound('API key')
+    if (!apiKey) throw orderNotFound('API key')
     return { success: true as const, data: { apiKey: apiKeyView(apiKey) } }
   })
 }

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { upsertCurrencyRate } from '../../../db/currency-rates.js'
 import { findShop } from '../../../db/shops.js'
 import { rateToDecimal } from '../../../domain/money.js'
-import { notFound, validationError } from '../../../plugins/errors.js'
+import { orderNotFound, validationError } from '../../../domain/errors.js'
 import { CurrencyCodeSchema, CurrencyRateInputSchema, CurrencyRateSchema, currencyRateView } from '../../../schemas/catalog.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
 import { internalSecurity } from '../../../schemas/operator.js'
@@ -27,7 +27,7 @@ const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (!new RegExp(CurrencyCodeSchema.pattern!).test(code)) {
       throw validationError('Invalid currency code.', [{ path: 'params.code', message: CurrencyCodeSchema.description! }])
     }
-    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    if (!await findShop(fastify.db, shopId)) throw orderNotFound('Shop')
     const rate = await upsertCurrencyRate(fastify.db, shopId, code, rateToDecimal(request.body.rate))
     return { success: true as const, data: { rate: currencyRateView(rate) } }
   })

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { listLedgerEntries } from '../../../db/ledger.js'
 import { findShop } from '../../../db/shops.js'
-import { notFound } from '../../../plugins/errors.js'
+import { orderNotFound } from '../../../domain/errors.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
 import { ShopParams, internalSecurity } from '../../../schemas/operator.js'
 import { LedgerSchema, ledgerView } from '../../../schemas/orders.js'
@@ -21,7 +21,7 @@ const ledgerRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function readLedger (request) {
     const { shopId } = request.params
-    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
+    if (!await findShop(fastify.db, shopId)) throw orderNotFound('Shop')
     return { success: true as const, data: ledgerView(await listLedgerEntries(fastify.db, shopId)) }
   })
 }

@@ -12,7 +12,7 @@ import {
 import { judgeAnswer } from '../../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../../domain/event-types.js'
 import { checkWebhookUrl } from '../../../domain/webhook-url.js'
-import { ApiError, notFound, validationError } from '../../../plugins/errors.js'
+import { ApiError, orderNotFound, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import {
   DeliveryEndpointBody, DeliveryEndpointSchema, DeliveryEndpointSecret, deliveryEndpointView, DeliveryTestBody, DeliveryTestResult
@@ -106,7 +106,7 @@ const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const target = await deliveryEndpointTarget(fastify.db, shopId)
     if (!target) throw endpointNotFound()
     const order = await sampleOrder(fastify.db, shopId, request.body.productId, request.body.quantity ?? 1)
-    if (!order) throw notFound('Product')
+    if (!order) throw orderNotFound('Product')
     const sent = await fastify.webhookWorker.sender.send({
       url: target.url,
       webhookId: randomUUID(),

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { findDeliveryRequest, retryDeliveryRequest } from '../../../db/delivery-requests.js'
 import { getOrder } from '../../../db/orders.js'
-import { ApiError } from '../../../plugins/errors.js'
+import { ApiError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { DeliveryRequestSchema } from '../../../schemas/delivery-endpoint.js'
 

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import { newestEventSeq, pageOf, readFeed, type FeedRead } from '../../../db/events.js'
 import { decodeEventCursor, encodeEventCursor } from '../../../domain/event-cursor.js'
 import { eventTypes, type EventType } from '../../../domain/event-types.js'
-import { ApiError, validationError } from '../../../plugins/errors.js'
+import { ApiError, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, sellerSecurity } from '../../../schemas/common.js'
 import { EventFeedPage, EventFeedQuery, eventView } from '../../../schemas/events.js'
 

@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { fileTypeFromBuffer } from 'file-type'
 import { insertMedia, mediaFilePath } from '../../../db/media.js'
-import { ApiError, validationError } from '../../../plugins/errors.js'
+import { ApiError, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import { MediaSchema } from '../../../schemas/media.js'
 

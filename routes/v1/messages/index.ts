@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { listMessages, postMessage } from '../../../db/messages.js'
 import { parseDateTime } from '../../../domain/date-time.js'
-import { notFound } from '../../../plugins/errors.js'
+import { orderNotFound } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { MessageBody, MessageList, MessageListQuery, MessageSchema } from '../../../schemas/messages.js'
 
@@ -25,7 +25,7 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     // The instant as the API writes it (UTC, milliseconds), the same for the query and the echo.
     const cursor = request.query.cursor === undefined ? undefined : parseDateTime(request.query.cursor)!.toISOString()
     const messages = await listMessages(fastify.db, request.apiKey!.shopId, request.params.id, cursor, limit)
-    if (messages === undefined) throw notFound('Order')
+    if (messages === undefined) throw orderNotFound('Order')
     const nextCursor = messages.at(-1)?.createdAt ?? cursor ?? null
     return { success: true as const, data: { messages, nextCursor } }
   })

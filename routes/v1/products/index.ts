@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { archiveProduct, createProduct, getProduct, listExternalProducts, listProducts, replaceProduct } from '../../../db/products.js'
-import { notFound } from '../../../plugins/errors.js'
+import { orderNotFound } from '../../../domain/errors.js'
 import { PRODUCT_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
@@ -71,7 +71,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function getShopProduct (request) {
     const product = await getProduct(fastify.db, request.apiKey!.shopId, request.params.id)
-    if (!product) throw notFound('Product')
+    if (!product) throw orderNotFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
 
@@ -90,7 +90,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function replaceShopProduct (request) {
     const product = await replaceProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body)
-    if (!product) throw notFound('Product')
+    if (!product) throw orderNotFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
 
@@ -107,7 +107,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function archiveShopProduct (request) {
     const product = await archiveProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body.archived)
-    if (!product) throw notFound('Product')
+    if (!product) throw orderNotFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
 }

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { readStock, updateStock } from '../../../db/stock.js'
 import { addStockItems, listStockItems, removeStockItems } from '../../../db/stock-items.js'
-import { notFound, validationError } from '../../../plugins/errors.js'
+import { orderNotFound, validationError } from '../../../domain/errors.js'
 import { STOCK_ADD_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
@@ -18,7 +18,7 @@ const keyNote = 'Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVIC
 const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const stockOf = async (shopId: string, productId: string) => {
     const stock = await readStock(fastify.db, shopId, productId)
-    if (!stock) throw notFound('Product')
+    if (!stock) throw orderNotFound('Product')
     return stock
   }
 

@@ -10,7 +10,7 @@ import { createTestDelivery, listDeliveries, retryDelivery } from '../../../db/w
 import { eventTypes } from '../../../domain/event-types.js'
 import { isUuid } from '../../../domain/ids.js'
 import { checkWebhookUrl } from '../../../domain/webhook-url.js'
-import { ApiError, validationError } from '../../../plugins/errors.js'
+import { ApiError, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, IdParams, Nullable, sellerSecurity } from '../../../schemas/common.js'
 import {
   decodeDeliveryCursor, deliveryView, DeliveryListQuery, DeliveryParams, DeliverySchema, encodeDeliveryCursor, EndpointCreateBody,
