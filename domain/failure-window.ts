@@ -1,10 +1,14 @@
 // Failed attempts per client (wrong operator tokens per IP), counted in fixed
 // windows: after `max` failures, the client is refused until its window ends.
-// Bounded in memory, so a flood of addresses cannot grow it without limit.
-export class FailureWindows {
-  private readonly windows = new Map<string, { failures: number, endsAt: number }>()
+// An LRU bounded by count (toad-cache), so a flood of addresses cannot grow it.
+import { LruMap } from 'toad-cache'
 
-  constructor (private readonly max: number, private readonly windowMs: number, private readonly capacity = 10_000) {}
+export class FailureWindows {
+  private readonly windows: LruMap<{ failures: number, endsAt: number }>
+
+  constructor (private readonly max: number, private readonly windowMs: number, capacity = 10_000) {
+    this.windows = new LruMap(capacity)
+  }
 
   /** Milliseconds until `client` may try again; 0 when it is not over its failures. */
   blockedFor (client: string, now = Date.now()): number {
@@ -23,16 +27,6 @@ export class FailureWindows {
       window.failures++
       return
     }
-    if (this.windows.size >= this.capacity) this.prune(now)
     this.windows.set(client, { failures: 1, endsAt: now + this.windowMs })
-  }
-
-  private prune (now: number) {
-    for (const [client, window] of this.windows) if (window.endsAt <= now) this.windows.delete(client)
-    // Still full: forget the oldest windows (a Map keeps insertion order).
-    for (const client of this.windows.keys()) {
-      if (this.windows.size < this.capacity) break
-      this.windows.delete(client)
-    }
   }
 }

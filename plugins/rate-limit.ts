@@ -13,6 +13,7 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { LruMap } from 'toad-cache'
 import { ApiError } from '../domain/errors.js'
 import { redisRateLimitStore } from './rate-limit-store.js'
 
@@ -20,14 +21,17 @@ export function rateLimitKey (request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`
 }
 
-/** IPs refused for failed authentication, until their window resets; bounded so floods cannot grow it. */
+/**
+ * IPs refused for failed authentication, until their window resets; an LRU
+ * bounded by count (toad-cache), so a flood of addresses cannot grow it.
+ */
 export class ExhaustedIps {
-  private readonly until = new Map<string, number>()
-  constructor (private readonly capacity = 10_000) {}
+  private readonly until: LruMap<number>
+  constructor (capacity = 10_000) {
+    this.until = new LruMap<number>(capacity)
+  }
 
   add (ip: string, untilMs: number) {
-    if (this.until.size >= this.capacity) this.prune()
-    this.until.delete(ip)
     this.until.set(ip, untilMs)
   }
 
@@ -37,16 +41,6 @@ export class ExhaustedIps {
     if (until > Date.now()) return true
     this.until.delete(ip)
     return false
-  }
-
-  private prune () {
-    const now = Date.now()
-    for (const [ip, until] of this.until) if (until <= now) this.until.delete(ip)
-    // Still full: forget the oldest entries (Map keeps insertion order).
-    for (const ip of this.until.keys()) {
-      if (this.until.size < this.capacity) break
-      this.until.delete(ip)
-    }
   }
 }
 
