@@ -6,6 +6,7 @@
 // Arguments are checked before the database opens. It opens the database the
 // service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
 // refuses while a running server holds it) and applies pending migrations first.
+import { parseArgs } from 'node:util'
 import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
 import { upsertCurrencyRate } from './db/currency-rates.js'
@@ -212,10 +213,27 @@ function usage (): string {
 
 const commandHelp = (c: Command<unknown, unknown>) => `Usage: ${PROGRAM} ${c.usage} [--json]\n\n${c.summary}.\n${c.help}`
 
+/** The command line, by node:util's parseArgs: options anywhere, `--` before a value that starts with `-`. */
+function parseCommandLine (argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }
+  })
+  return { json: values.json === true, wantsHelp: values.help === true, positionals }
+}
+
 async function main (argv: string[]): Promise<number> {
-  const json = argv.includes('--json')
-  const wantsHelp = argv.includes('--help') || argv.includes('-h')
-  const [name, ...args] = argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h')
+  let line: ReturnType<typeof parseCommandLine>
+  try {
+    line = parseCommandLine(argv)
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n\n${usage()}\n`)
+    return 2
+  }
+  const { json, wantsHelp } = line
+  const [name, ...args] = line.positionals
   const selected = name ? commands[name] : undefined
   if (!selected) {
     if (name && name !== 'help') {
