@@ -241,13 +241,14 @@ export interface PurchaseOptions {
  * the same transaction when the stock holds enough (db/stock-purchase.ts).
  */
 export async function createPurchase (db: Db, input: PurchaseInput, options: PurchaseOptions = {}): Promise<Order> {
-  const product = await db.query.products.findFirst({
-    where: eq(products.id, input.productId),
+  const query = preparedOnce(db, 'purchase_product', () => db.query.products.findFirst({
+    where: eq(products.id, sql.placeholder('productId')),
     with: {
       currencyRate: { columns: { rate: true } },
       fields: { orderBy: [asc(productFields.position)], with: { options: { orderBy: [asc(productFieldOptions.position)] } } }
     }
-  })
+  }).prepare('purchase_product'))
+  const product = await query.execute({ productId: input.productId })
   if (!product) throw notFound('Product')
   if (!product.active || product.archived) {
     throw validationError('The product is not on sale.', [{ path: 'body.productId', message: 'must be an active, non-archived product' }])
@@ -268,8 +269,8 @@ export async function createPurchase (db: Db, input: PurchaseInput, options: Pur
       options.onStockUnreadable?.(err)
     }
   }
-  const query = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
-  const [{ eventShopId, ...order }] = await query([...params])
+  const record = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
+  const [{ eventShopId, ...order }] = await record([...params])
   notifyEvent(db, { eventShopId })
   return order
 }
