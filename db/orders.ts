@@ -259,7 +259,7 @@ export async function createPurchase (db: Db, input: PurchaseInput, options: Pur
   if (product.autoDelivery === 'stock' && options.cipher) {
     const record = { shopId: product.shopId, productId: product.id, productTitle: product.title, quantity: input.quantity, amount: params[4], fieldValues: params[5] }
     try {
-      return await purchaseWithStock<Order>(db, options.cipher, { record, fieldValues: input.fieldValues }, async (tx) => {
+      return await purchaseWithStock<Order>(db, options.cipher, { record, fieldValues: input.fieldValues, optionFieldId: product.stockOptionFieldId }, async (tx) => {
         const [{ eventShopId, ...order }] = await run<Order & EventOutcome>(tx, purchaseSql, params)
         if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
         return order
