@@ -245,13 +245,14 @@ export interface PurchaseOptions {
  * the same transaction when the stock holds enough (db/stock-purchase.ts).
  */
 export async function createPurchase (db: Db, input: PurchaseInput, options: PurchaseOptions = {}): Promise<Order> {
-  const product = await db.query.products.findFirst({
-    where: eq(products.id, input.productId),
+  const query = preparedOnce(db, 'purchase_product', () => db.query.products.findFirst({
+    where: eq(products.id, sql.placeholder('productId')),
     with: {
       currencyRate: { columns: { rate: true } },
       fields: { orderBy: [asc(productFields.position)], with: { options: { orderBy: [asc(productFieldOptions.position)] } } }
     }
-  })
+  }).prepare('purchase_product'))
+  const product = await query.execute({ productId: input.productId })
   if (!product) throw orderNotFound('Product')
   if (!product.active || product.archived) {
     throw validationError('The product is not on sale.', [{ path: 'body.productId', message: 'must be an active, non-archived product' }])
@@ -262,7 +263,7 @@ export async function createPurchase (db: Db, input: PurchaseInput, options: Pur
   if (product.autoDelivery === 'stock' && options.cipher) {
     const record = { shopId: product.shopId, productId: product.id, productTitle: product.title, quantity: input.quantity, amount: params[4], fieldValues: params[5] }
     try {
-      return await purchaseWithStock<Order>(db, options.cipher, { record, fieldValues: input.fieldValues }, async (tx) => {
+      return await purchaseWithStock<Order>(db, options.cipher, { record, fieldValues: input.fieldValues, optionFieldId: product.stockOptionFieldId }, async (tx) => {
         const [{ eventShopId, ...order }] = await run<Order & EventOutcome>(tx, purchaseSql, params)
         if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
         return order
@@ -272,8 +273,8 @@ export async function createPurchase (db: Db, input: PurchaseInput, options: Pur
       options.onStockUnreadable?.(err)
     }
   }
-  const query = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
-  const [{ eventShopId, ...order }] = await query([...params])
+  const record = preparedOnce(db, 'purchase', () => rawQuery<Order & EventOutcome>(db, purchaseSql))
+  const [{ eventShopId, ...order }] = await record([...params])
   notifyEvent(db, { eventShopId })
   return order
 }

@@ -11,7 +11,7 @@ import type { Tx } from './client.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
 import { NO_OPTION } from './schema.js'
-import { appendEventRowsCtes, isoTime, run } from './stock-statements.js'
+import { appendEventRowsCtes, isoTime, run, runPrepared } from './stock-statements.js'
 
 export type AutoDelivery = 'off' | 'stock' | 'endpoint'
 
@@ -39,11 +39,14 @@ export interface Assignment { orderId: string, values: string[], signals: StockS
 
 const nowMs = "date_trunc('milliseconds', now())"
 
+/** The stock settings' columns of `products`, named as StockProduct. */
+const productColumns = `id, shop_id as "shopId", auto_delivery as "autoDelivery",
+  stock_option_field_id as "optionFieldId", low_stock_threshold as "lowStockThreshold",
+  deactivate_when_empty as "deactivateWhenEmpty", deactivated_by_stock as "deactivatedByStock", active, archived`
+
 /** Locks the product (FOR NO KEY UPDATE: purchases' order inserts still pass) and reads its stock settings. */
 export async function lockStockProduct (tx: Tx, productId: string, shopId: string | null = null): Promise<StockProduct | undefined> {
-  const [row] = await run<StockProduct>(tx, `select id, shop_id as "shopId", auto_delivery as "autoDelivery",
-      stock_option_field_id as "optionFieldId", low_stock_threshold as "lowStockThreshold",
-      deactivate_when_empty as "deactivateWhenEmpty", deactivated_by_stock as "deactivatedByStock", active, archived
+  const [row] = await runPrepared<StockProduct>(tx, `select ${productColumns}
     from products where id = $1 and ($2::uuid is null or shop_id = $2::uuid) for no key update`, [productId, shopId])
   return row
 }
@@ -67,6 +70,60 @@ export class StockBusyError extends Error {}
 
 interface TakenItem { position: string, ciphertext: Buffer | Uint8Array, nonce: Buffer | Uint8Array, keyId: string }
 
+/** The CTEs `c` (the count lowered by $3 when it holds that many) and `u` (then $3 items taken for order $4), for `product`. */
+const takeCtes = (product: string) => `c as (
+    update stock_counts
+    set available = available - $3, delivered = delivered + $3, updated_at = ${nowMs}
+    where product_id = ${product} and option_key = $2 and available >= $3 returning available
+  ), t as (
+    select id from stock_items where product_id = $1 and option_key = $2 and status = 'available' and exists (select 1 from c)
+    order by position limit $3 for update skip locked
+  ), u as (
+    update stock_items i
+    set status = 'delivered', order_id = $4, delivered_at = ${nowMs}
+    from t where i.id = t.id
+    returning i.position, i.ciphertext, i.nonce, i.key_id
+  )`
+
+const takenColumns = 'c.available, u.position::text as position, u.ciphertext, u.nonce, u.key_id as "keyId"'
+
+/**
+ * One statement: lowers the variant's count by $3 only when it holds that many,
+ * and then (only then) takes $3 items oldest first and marks them delivered to
+ * order $4. One row per item taken, each with the count left (`available`);
+ * a single row with null item columns when the count was lowered but no item
+ * could be taken; no row when the count was too low.
+ */
+const takeItemsSql = `with ${takeCtes('$1')}
+  select ${takenColumns} from c left join u on true`
+
+/**
+ * The purchase's statement (db/stock-purchase.ts): locks the product as
+ * lockStockProduct does and, when it is `autoDelivery: stock` with stock field
+ * $5, takes as takeItemsSql does. The product's columns on every row (one row
+ * at least when the product exists), with the columns of takeItemsSql.
+ */
+const lockAndTakeSql = `with p as (
+    select ${productColumns} from products where id = $1 for no key update
+  ), ${takeCtes("(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)")}
+  select p.*, ${takenColumns} from p left join c on true left join u on true`
+
+type TakenRow = TakenItem & { available: number | null }
+
+/**
+ * The assignment of `demand` from the rows of a take: undefined when the count
+ * was too low; StockBusyError when the count promised more than could be taken.
+ */
+function assignmentOf (cipher: StockCipher, product: StockProduct, demand: Demand, rows: readonly TakenRow[]): Assignment | undefined {
+  if (rows.length === 0 || rows[0].available === null) return undefined
+  const items = rows.filter((row) => row.position !== null)
+  if (items.length < demand.quantity) throw new StockBusyError('stock items locked by another transaction')
+  items.sort((a, b) => Number(BigInt(a.position) - BigInt(b.position)))
+  const values = items.map((item) => cipher.decrypt({ ciphertext: Buffer.from(item.ciphertext), nonce: Buffer.from(item.nonce), keyId: item.keyId }, product.id))
+  const after = Number(rows[0].available)
+  return { orderId: demand.orderId, values, signals: signalsOf(product, demand.optionKey, after + demand.quantity, after, true) }
+}
+
 /**
  * Gives each demand, in the order given, all its items or none: the variant's
  * count is lowered only when it holds enough, then that many items are taken
@@ -75,23 +132,29 @@ interface TakenItem { position: string, ciphertext: Buffer | Uint8Array, nonce: 
 export async function assignStock (tx: Tx, cipher: StockCipher, product: StockProduct, demands: readonly Demand[]): Promise<Assignment[]> {
   const assignments: Assignment[] = []
   for (const demand of demands) {
-    const [count] = await run<{ available: number }>(tx, `update stock_counts
-      set available = available - $3, delivered = delivered + $3, updated_at = ${nowMs}
-      where product_id = $1 and option_key = $2 and available >= $3 returning available`, [product.id, demand.optionKey, demand.quantity])
-    if (!count) continue
-    const items = await run<TakenItem>(tx, `update stock_items i
-      set status = 'delivered', order_id = $4, delivered_at = ${nowMs}
-      from (select id from stock_items where product_id = $1 and option_key = $2 and status = 'available'
-            order by position limit $3 for update skip locked) t
-      where i.id = t.id
-      returning i.position::text as position, i.ciphertext, i.nonce, i.key_id as "keyId"`, [product.id, demand.optionKey, demand.quantity, demand.orderId])
-    if (items.length < demand.quantity) throw new StockBusyError('stock items locked by another transaction')
-    items.sort((a, b) => Number(BigInt(a.position) - BigInt(b.position)))
-    const values = items.map((item) => cipher.decrypt({ ciphertext: Buffer.from(item.ciphertext), nonce: Buffer.from(item.nonce), keyId: item.keyId }, product.id))
-    const after = Number(count.available)
-    assignments.push({ orderId: demand.orderId, values, signals: signalsOf(product, demand.optionKey, after + demand.quantity, after, true) })
+    const rows = await runPrepared<TakenRow>(tx, takeItemsSql, [product.id, demand.optionKey, demand.quantity, demand.orderId])
+    const assignment = assignmentOf(cipher, product, demand, rows)
+    if (assignment) assignments.push(assignment)
   }
   return assignments
+}
+
+/** What lockAndAssign did: `taken` says whether it tried the demand (the product's settings matched). */
+export interface LockAndAssign { product: StockProduct | undefined, taken: boolean, assignment: Assignment | undefined }
+
+/**
+ * lockStockProduct and assignStock of one demand in one round trip, for the
+ * stock field `optionFieldId` the demand's variant was chosen by (read before
+ * the lock): when the locked product is not `autoDelivery: stock` with that
+ * field, nothing is taken (`taken: false`) and the caller decides under the lock.
+ */
+export async function lockAndAssign (tx: Tx, cipher: StockCipher, productId: string, optionFieldId: string | null, demand: Demand): Promise<LockAndAssign> {
+  const rows = await runPrepared<StockProduct & TakenRow>(tx, lockAndTakeSql, [productId, demand.optionKey, demand.quantity, demand.orderId, optionFieldId])
+  if (rows.length === 0) return { product: undefined, taken: false, assignment: undefined }
+  const { id, shopId, autoDelivery, optionFieldId: field, lowStockThreshold, deactivateWhenEmpty, deactivatedByStock, active, archived } = rows[0]
+  const product = { id, shopId, autoDelivery, optionFieldId: field, lowStockThreshold, deactivateWhenEmpty, deactivatedByStock, active, archived }
+  if (autoDelivery !== 'stock' || field !== optionFieldId) return { product, taken: false, assignment: undefined }
+  return { product, taken: true, assignment: assignmentOf(cipher, product, demand, rows) }
 }
 
 /** Whether the product's whole available count is 0 (under its lock, so exact). */
@@ -213,7 +276,7 @@ export interface PurchaseRecord {
  * delivery's signals. Returns the order's response row.
  */
 export async function recordStockPurchase<Order> (tx: Tx, purchase: PurchaseRecord, assignment: Assignment): Promise<Order> {
-  const [row] = await run<{ order: Order }>(tx, `with o as (
+  const [row] = await runPrepared<{ order: Order }>(tx, `with o as (
       insert into orders (id, shop_id, product_id, product_title, quantity, amount, field_values, status, assignee_type,
         delivered_values, created_at, taken_at, delivered_at, updated_at)
       values ($1, $2, $3, $4, $5, $6::numeric, $7::text::jsonb, 'awaiting_confirmation', 'auto', $8::text::jsonb, ${nowMs}, ${nowMs}, ${nowMs}, ${nowMs})

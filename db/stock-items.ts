@@ -62,24 +62,25 @@ export interface AddResult { added: number, duplicates: number, filledOrders: nu
  * counted as a duplicate. Then fills the waiting orders.
  */
 export async function addStockItems (db: Db, cipher: StockCipher, shopId: string, productId: string, values: readonly string[], optionId: string | undefined): Promise<AddResult> {
+  // Encryption and hashing (the CPU of an upload) are done before the product's lock is taken.
+  const seen = new Set<string>()
+  const rows: Array<{ c: string, n: string, k: string, h: string, ph: string | null, p: string }> = []
+  for (const value of values) {
+    if (seen.has(value)) continue
+    seen.add(value)
+    const encrypted = cipher.encrypt(value, productId)
+    rows.push({
+      c: encrypted.ciphertext.toString('base64'),
+      n: encrypted.nonce.toString('base64'),
+      k: encrypted.keyId,
+      h: cipher.hash(value).toString('base64'),
+      ph: cipher.previousHash(value)?.toString('base64') ?? null,
+      p: previewOf(value)
+    })
+  }
   return db.transaction(async (tx) => {
     const product = await lockOwnProduct(tx, shopId, productId)
     const optionKey = await optionKeyFor(tx, product, optionId)
-    const seen = new Set<string>()
-    const rows: Array<{ c: string, n: string, k: string, h: string, ph: string | null, p: string }> = []
-    for (const value of values) {
-      if (seen.has(value)) continue
-      seen.add(value)
-      const encrypted = cipher.encrypt(value, productId)
-      rows.push({
-        c: encrypted.ciphertext.toString('base64'),
-        n: encrypted.nonce.toString('base64'),
-        k: encrypted.keyId,
-        h: cipher.hash(value).toString('base64'),
-        ph: cipher.previousHash(value)?.toString('base64') ?? null,
-        p: previewOf(value)
-      })
-    }
     // An equal value already held, under the current key's hash or the previous
     // one's, is skipped (one index probe per hash, read under the product's lock).
     const held = new Set((await run<{ hash: string }>(tx, `select encode(s.value_hash, 'base64') as hash

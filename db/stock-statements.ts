@@ -22,6 +22,20 @@ export async function run<Row> (db: Queryable, text: string, params: readonly un
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[]
 }
 
+/** The postgres.js connection under a drizzle database or transaction; none on PGlite. */
+interface PostgresJsSession { session?: { client?: { unsafe?: (text: string, params: unknown[], options: { prepare: boolean }) => Promise<unknown[]> } } }
+
+/**
+ * `run` for a hot statement of constant text: on postgres.js a named prepared
+ * statement (parsed and planned once per connection, as db/prepared.ts does for
+ * the hot reads), on PGlite the same as `run`.
+ */
+export async function runPrepared<Row> (db: Queryable, text: string, params: readonly unknown[] = []): Promise<Row[]> {
+  const client = (db as unknown as PostgresJsSession).session?.client
+  if (typeof client?.unsafe !== 'function') return run<Row>(db, text, params)
+  return await client.unsafe(text, [...params], { prepare: true }) as Row[]
+}
+
 /**
  * CTEs `s` and `e` appending the rows of CTE `rows` (ord, type, data), in `ord`
  * order, to the feed of shop `shopParam` as consecutive seqs: the shop row's
