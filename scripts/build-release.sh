@@ -21,4 +21,4 @@ npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build
 npm prune --omit=dev --no-audit --no-fund --loglevel=error
 # Only what runs: the compiled service and its production dependencies.
-rm -rf ./*.ts tsconfig.json tsconfig.build.json patches scripts db domain plugins routes schemas
+rm -rf ./*.ts tsconfig.json tsconfig.build.json patches scripts "${sources[@]}"
