@@ -2,10 +2,9 @@
 // leases run out, another instance asks again with the same webhook-id, and
 // every order is delivered once, with one answer's values.
 import t from 'tap'
-import { testRedisUrl } from '../databases.js'
-import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN } from '../helper.js'
+import { build, createShop, INTERNAL_TOKEN } from '../helper.js'
 import { startReceiver, type ReceivedAttempt } from '../fixtures/webhook-receiver.js'
-import { startServerProcess } from '../fixtures/server-process.js'
+import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
 import { endpointProduct, feed, getOrder, localJustInTime, putDeliveryEndpoint, valuesAnswer, waitForRequest } from '../fixtures/delivery-endpoint.js'
 
 const ORDERS = 40
@@ -25,23 +24,14 @@ t.test('an instance killed mid-attempt: every order delivered once', async (t) =
   await putDeliveryEndpoint(setup, shop, receiver.url)
   await setup.close()
 
-  const databaseUrl = await fileDatabaseUrl()
-  const { child, port } = await startServerProcess(t, {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: testRedisUrl(),
-    REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
-    INTERNAL_TOKEN,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    DB_POOL_MAX: '3',
+  const { child, port } = await startServerProcess(t, await fileServerEnv({
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '50',
     WEBHOOK_TIMEOUT_MS: '1000',
     DELIVERY_TIMEOUT_MS: '1000',
     DELIVERY_RETRY_SCHEDULE: '0.2,0.2'
-  })
+  }))
   const orderIds: string[] = []
   for (let i = 0; i < ORDERS; i++) {
     const res = await fetch(`http://127.0.0.1:${port}/internal/v1/orders`, {

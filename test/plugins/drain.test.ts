@@ -5,9 +5,8 @@
 // SHUTDOWN_DRAIN_MS=0 closes without a drain.
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import t from 'tap'
-import { testRedisUrl } from '../databases.js'
-import { startServerProcess } from '../fixtures/server-process.js'
-import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from '../helper.js'
+import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
+import { build, createShop, type ShopFixture } from '../helper.js'
 
 interface Answer { statusCode: number, headers: IncomingHttpHeaders, body: string }
 
@@ -28,20 +27,7 @@ t.before(async () => {
   await setup.close()
 })
 
-async function serverEnv (drainMs: number): Promise<Record<string, string>> {
-  const databaseUrl = await fileDatabaseUrl()
-  return {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: testRedisUrl(),
-    REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
-    INTERNAL_TOKEN,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    DB_POOL_MAX: '3',
-    SHUTDOWN_DRAIN_MS: String(drainMs)
-  }
-}
+const serverEnv = (drainMs: number) => fileServerEnv({ SHUTDOWN_DRAIN_MS: String(drainMs) })
 
 t.test('SIGTERM: not ready at once, still serving with Connection: close, held polls answered, then exit 0', async (t) => {
   // Long enough that every step below happens inside the drain on a busy machine.

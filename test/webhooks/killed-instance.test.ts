@@ -1,46 +1,16 @@
 // An instance killed (SIGKILL, no shutdown) in the middle of its attempts loses
 // nothing: its leases run out and another instance delivers every event, the
 // interrupted ones included, never two attempts of one event at once.
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, throughPooler } from '../helper.js'
-import { testRedisUrl } from '../databases.js'
+import { build, createShop, INTERNAL_TOKEN } from '../helper.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
+import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
 
 const EVENTS = 200
-const root = fileURLToPath(new URL('../..', import.meta.url))
-
-/** The service as a child process (server.ts), resolved with its port once it listens. */
-async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
-  let output = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000)
-    const read = (chunk: Buffer) => {
-      output += chunk
-      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(Number(match[1]))
-      }
-    }
-    child.stdout.on('data', read)
-    child.stderr.on('data', read)
-    child.on('exit', (code) => reject(new Error(`the server exited (${code}):\n${output}`)))
-  })
-  return { child, port }
-}
 
 t.test('an instance killed mid-attempt loses nothing', async (t) => {
-  const databaseUrl = await fileDatabaseUrl()
   const receiver = await startReceiver(t)
   // Slow answers keep attempts in flight, so the kill interrupts some.
   receiver.delayMs = 100
@@ -52,21 +22,13 @@ t.test('an instance killed mid-attempt loses nothing', async (t) => {
   const { endpoint } = await createEndpoint(setup, shop, { url: receiver.url })
   await setup.close()
 
-  const { child, port } = await startServerProcess(t, {
-    ...throughPooler(databaseUrl),
-    REDIS_URL: testRedisUrl(),
-    REDIS_PREFIX: `test:${new URL(databaseUrl).pathname.slice(1)}:`,
-    INTERNAL_TOKEN,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    DB_POOL_MAX: '3',
+  const { child, port } = await startServerProcess(t, await fileServerEnv({
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '50',
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2'
-  })
+  }))
   const orderIds: string[] = []
   for (let i = 0; i < EVENTS; i++) {
     const res = await fetch(`http://127.0.0.1:${port}/internal/v1/orders`, {
