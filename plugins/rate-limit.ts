@@ -11,7 +11,7 @@
 // script also returns the key revocation epoch), then confirm a key that came
 // from the in-memory cache (see api-key-cache.ts).
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LruMap } from 'toad-cache'
 import { ApiError } from '../domain/errors.js'
@@ -44,6 +44,18 @@ export class ExhaustedIps {
   }
 }
 
+/** An onSend hook adding the IETF draft pair (RateLimit-Policy, RateLimit) next to the trio @fastify/rate-limit sets. */
+export function draftRateLimitHeaders (windowSeconds: number) {
+  return async function draftRateLimitHeaders (_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const limit = reply.getHeader('ratelimit-limit')
+    if (limit !== undefined) {
+      reply.header('ratelimit-policy', `"default";q=${limit};w=${windowSeconds}`)
+      reply.header('ratelimit', `"default";r=${reply.getHeader('ratelimit-remaining')};t=${reply.getHeader('ratelimit-reset')}`)
+    }
+    return payload
+  }
+}
+
 async function rateLimitPlugin (fastify: FastifyInstance) {
   const { config, redis, redisHealth } = fastify
   const windowSeconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
@@ -71,14 +83,7 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
   fastify.addHook('onRequest', fastify.rateLimit())
   fastify.addHook('onRequest', fastify.confirmApiKey)
 
-  fastify.addHook('onSend', async function draftRateLimitHeaders (_request, reply, payload) {
-    const limit = reply.getHeader('ratelimit-limit')
-    if (limit !== undefined) {
-      reply.header('ratelimit-policy', `"default";q=${limit};w=${windowSeconds}`)
-      reply.header('ratelimit', `"default";r=${reply.getHeader('ratelimit-remaining')};t=${reply.getHeader('ratelimit-reset')}`)
-    }
-    return payload
-  })
+  fastify.addHook('onSend', draftRateLimitHeaders(windowSeconds))
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit', dependencies: ['auth', 'redis'] })

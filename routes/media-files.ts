@@ -12,6 +12,7 @@ import { isUuid } from '../domain/ids.js'
 import { ApiError } from '../domain/errors.js'
 import { MediaFileCache } from '../plugins/media-file-cache.js'
 import { redisRateLimitStore } from '../plugins/rate-limit-store.js'
+import { draftRateLimitHeaders } from '../plugins/rate-limit.js'
 import { ErrorBody } from '../schemas/common.js'
 import { MediaFileParams } from '../schemas/media.js'
 
@@ -45,14 +46,7 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     errorResponseBuilder: (_request, context) => new ApiError(429, 'RATE_LIMIT', `Rate limit exceeded; retry in ${context.after}.`)
   })
   fastify.addHook('onRequest', fastify.rateLimit())
-  fastify.addHook('onSend', async function draftRateLimitHeaders (_request, reply, payload) {
-    const limit = reply.getHeader('ratelimit-limit')
-    if (limit !== undefined) {
-      reply.header('ratelimit-policy', `"default";q=${limit};w=${windowSeconds}`)
-      reply.header('ratelimit', `"default";r=${reply.getHeader('ratelimit-remaining')};t=${reply.getHeader('ratelimit-reset')}`)
-    }
-    return payload
-  })
+  fastify.addHook('onSend', draftRateLimitHeaders(windowSeconds))
 
   fastify.get('/:file', {
     schema: {
