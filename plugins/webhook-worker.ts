@@ -8,7 +8,7 @@ import fp from 'fastify-plugin'
 import { EVENTS_CHANNEL } from '../db/events.js'
 import { parseRetrySchedule } from '../domain/webhook-retry.js'
 import { createSender, type Sender } from '../webhooks/sender.js'
-import { deliveryRequestMetrics } from './delivery-metrics.js'
+import { deliveryRequestMetrics } from '../webhooks/delivery-metrics.js'
 import { createWebhookWorker } from '../webhooks/worker.js'
 
 declare module 'fastify' {
