@@ -16,7 +16,7 @@ import eventWakeups from './plugins/event-wakeups.js'
 import idempotencyStore from './plugins/idempotency-store.js'
 import jsonBody from './plugins/json-body.js'
 import loadShedding from './plugins/load-shedding.js'
-import { loggerOptions } from './plugins/logging.js'
+import { loggerOptions } from './lib/logging.js'
 import metrics from './plugins/metrics.js'
 import openapi from './plugins/openapi.js'
 import redis from './plugins/redis.js'
@@ -62,10 +62,10 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(operatorApi, { prefix: '/internal/v1' })
 }
 
-/** Fastify's own options: logging (secrets redacted, plugins/logging.ts), request ids, proxies, limits. */
+/** Fastify's own options: logging (secrets redacted, lib/logging.ts), request ids, proxies, limits. */
 export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
-    // No secret, body or query parameter in any line (plugins/logging.ts).
+    // No secret, body or query parameter in any line (lib/logging.ts).
     logger: loggerOptions(config.LOG_LEVEL, { internalToken: config.INTERNAL_TOKEN, databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }),
     genReqId: requestIdFrom,
     frameworkErrors: handleFrameworkError,

@@ -1,7 +1,7 @@
 // The LISTEN connection of a Postgres-backed instance: one connection of its own
 // (not the pool's) for every channel, which says not only what it hears but also
 // when it stops hearing. postgres.js' own `listen` re-listens after a drop but
-// never says that it dropped; the API key cache (plugins/api-key-cache.ts) must
+// never says that it dropped; the API key cache (lib/api-key-cache.ts) must
 // know, since a revocation notice sent while the connection is down is lost
 // (docs/security.md, Revocation).
 import type { Options, Sql } from 'postgres'

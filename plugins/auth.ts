@@ -2,7 +2,7 @@
 // sent) or `X-API-Key: <key>`. The key is resolved in onRequest without failing,
 // so the rate limiter can count unauthenticated callers per IP; the request is
 // refused with 401 right after the limiter (preParsing), before any body is read.
-// Resolved keys are cached in memory (api-key-cache.ts) while this instance
+// Resolved keys are cached in memory (lib/api-key-cache.ts) while this instance
 // hears revocation notices from Postgres; with Redis, a cached key is also
 // confirmed by the rate limiter's reply (confirmApiKey) or looked up again.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -10,7 +10,7 @@ import fp from 'fastify-plugin'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { findActiveApiKey, KEY_REVOCATIONS_CHANNEL, revokeApiKey, touchApiKey, type ApiKeyRow, type AuthenticatedKey } from '../db/api-keys.js'
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js'
-import { ApiKeyCache, publishRevocation, type PendingKeyCheck } from './api-key-cache.js'
+import { ApiKeyCache, publishRevocation, type PendingKeyCheck } from '../lib/api-key-cache.js'
 import { ApiError } from '../domain/errors.js'
 
 declare module 'fastify' {

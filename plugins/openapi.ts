@@ -2,14 +2,14 @@
 // API (`/v1`, the public media files and health) at /docs/json (and /docs/yaml)
 // with a browsable page at /docs; the operator API (`/internal/v1`) as its own
 // document, `fastify.internalSwagger()`, served behind the internal token by
-// routes/internal. plugins/openapi-document.ts makes them exact.
+// routes/internal. lib/openapi-document.ts makes them exact.
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody } from '../schemas/common.js'
 import { eventSchemas } from '../schemas/events.js'
-import { publishDocument, type Document } from './openapi-document.js'
+import { publishDocument, type Document } from '../lib/openapi-document.js'
 
 const TITLE = 'Shop Seller Automation API'
 /** The header of /docs: the service's name where Swagger UI shows its own logo. */

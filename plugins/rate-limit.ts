@@ -4,18 +4,18 @@
 // been refused, this instance stops looking its keys up in the database until
 // that window resets (remembered in memory: no extra Redis call per request).
 // Redis trouble fails open: behind Redis' breaker, windows move to memory
-// (plugins/rate-limit-store.ts) while it is down. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
+// (lib/rate-limit-store.ts) while it is down. Besides the `RateLimit-Limit/-Remaining/-Reset` trio,
 // responses carry the current IETF draft pair `RateLimit-Policy` and `RateLimit`.
 // Registering this plugin adds, for every route and the 404 handler of the scope:
 // resolve the key (unless the IP is exhausted), count the request (the Redis
 // script also returns the key revocation epoch), then confirm a key that came
-// from the in-memory cache (see api-key-cache.ts).
+// from the in-memory cache (see lib/api-key-cache.ts).
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LruMap } from 'toad-cache'
 import { ApiError } from '../domain/errors.js'
-import { redisRateLimitStore } from './rate-limit-store.js'
+import { redisRateLimitStore } from '../lib/rate-limit-store.js'
 
 export function rateLimitKey (request: FastifyRequest): string {
   return request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`

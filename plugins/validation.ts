@@ -37,7 +37,7 @@ function createAjv (options: Options): Ajv {
   }
   ajv.addKeyword({ keyword: 'x-decimals', type: 'number', schemaType: 'number', errors: true, validate: validateDecimals })
   // `x-trimmed-length: [min, max]`: the length once surrounding whitespace is trimmed, in code points
-  // (a title, a message); the OpenAPI document states it as a pattern (plugins/openapi-document.ts).
+  // (a title, a message); the OpenAPI document states it as a pattern (lib/openapi-document.ts).
   const validateTrimmedLength: SchemaValidateFunction = function (bounds: [number, number], text: string) {
     const length = [...text.trim()].length
     if (length >= bounds[0] && length <= bounds[1]) return true
@@ -45,7 +45,7 @@ function createAjv (options: Options): Ajv {
     return false
   }
   ajv.addKeyword({ keyword: 'x-trimmed-length', type: 'string', schemaType: 'array', errors: true, validate: validateTrimmedLength })
-  // Names a schema's OpenAPI component (plugins/openapi-document.ts); no rule to check.
+  // Names a schema's OpenAPI component (lib/openapi-document.ts); no rule to check.
   ajv.addKeyword({ keyword: 'x-component', schemaType: 'string' })
   return ajv
 }

@@ -1,7 +1,7 @@
 // Public image files at GET /media/<id>.<ext> (no key): the bytes with their
 // sniffed Content-Type, nosniff, a strong ETag (SHA-256) and a year of immutable
 // caching, since a file never changes under its id. Served from memory once read
-// (plugins/media-file-cache.ts) and limited per client IP (PUBLIC_RATE_LIMIT_MAX
+// (lib/media-file-cache.ts) and limited per client IP (PUBLIC_RATE_LIMIT_MAX
 // per RATE_LIMIT_WINDOW_MS, with the RateLimit-* headers), so nobody can turn
 // public URLs into database load (docs/security.md, Public files).
 import rateLimit from '@fastify/rate-limit'
@@ -10,8 +10,8 @@ import { Type } from '@sinclair/typebox'
 import { findMediaFile } from '../db/media.js'
 import { isUuid } from '../domain/ids.js'
 import { ApiError } from '../domain/errors.js'
-import { MediaFileCache } from '../plugins/media-file-cache.js'
-import { redisRateLimitStore } from '../plugins/rate-limit-store.js'
+import { MediaFileCache } from '../lib/media-file-cache.js'
+import { redisRateLimitStore } from '../lib/rate-limit-store.js'
 import { draftRateLimitHeaders } from '../plugins/rate-limit.js'
 import { ErrorBody } from '../schemas/common.js'
 import { MediaFileParams } from '../schemas/media.js'

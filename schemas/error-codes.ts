@@ -1,5 +1,5 @@
 // Which error codes an operation can answer with, by HTTP status: the OpenAPI
-// document turns each into an enum on `error.code` (plugins/openapi-document.ts),
+// document turns each into an enum on `error.code` (lib/openapi-document.ts),
 // and the drift check (test/fixtures/openapi-drift.ts) holds every error the
 // test suite receives to it. The codes themselves are domain/errors.ts's.
 

@@ -1,7 +1,7 @@
 // `npm run docs:examples`: records a real request and response of every
 // operation, by running one shop's day against the service (embedded database,
 // a throw-away data directory), into schemas/openapi-examples.json. The
-// documents show them (plugins/openapi-document.ts) and
+// documents show them (lib/openapi-document.ts) and
 // test/routes/openapi-examples.test.ts holds each to its operation's schemas.
 // The client's types carry the examples too: run `npm run client:generate` after.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,7 +11,7 @@ import { createServer } from 'node:http'
 import { buildApp } from '../app.js'
 import { CannotSupply, deliveryHandler } from '../client/index.js'
 import { loadConfig } from '../plugins/config.js'
-import type { OperationExample } from '../plugins/openapi-document.js'
+import type { OperationExample } from '../lib/openapi-document.js'
 import { images, multipartBody } from '../test/fixtures/images.js'
 import { findOperation } from '../test/fixtures/openapi-drift.js'
 

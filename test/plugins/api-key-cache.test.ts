@@ -1,10 +1,10 @@
-// The API key cache on its own (plugins/api-key-cache.ts): nothing is cached
+// The API key cache on its own (lib/api-key-cache.ts): nothing is cached
 // while revocation notices cannot be heard, a notice or a drop forgets every
 // key, a read that raced a revocation is never kept, and with Redis a cached
 // key must be confirmed by a rate-limit script sent after its request began.
 import t from 'tap'
 import type { AuthenticatedKey } from '../../db/api-keys.js'
-import { ApiKeyCache } from '../../plugins/api-key-cache.js'
+import { ApiKeyCache } from '../../lib/api-key-cache.js'
 
 const key = (id: string): AuthenticatedKey => ({ id, shopId: `shop-${id}`, lastUsedAt: null })
 

@@ -7,7 +7,7 @@ import { buildApp, serverOptions } from '../../app.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 import { createEndpoint } from '../fixtures/webhooks.js'
 import { createShop, fileDatabaseUrl, INTERNAL_TOKEN, testConfig } from '../helper.js'
-import { loggedUrl, serializeError } from '../../plugins/logging.js'
+import { loggedUrl, serializeError } from '../../lib/logging.js'
 import type { Config } from '../../plugins/config.js'
 
 /** An app whose log lines (at `level`) are collected in `lines`. */

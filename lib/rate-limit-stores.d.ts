@@ -1,4 +1,4 @@
-// @fastify/rate-limit ships its stores untyped; plugins/rate-limit-store.ts builds on them.
+// @fastify/rate-limit ships its stores untyped; lib/rate-limit-store.ts builds on them.
 declare module '@fastify/rate-limit/store/LocalStore.js' {
   const LocalStore: new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => unknown
   export default LocalStore
