@@ -2,22 +2,15 @@
 // updates the order row's last_message_at to max(now, last + 1 ms) and stamps its
 // message with it, so a reader polling with "strictly after the last createdAt I
 // saw" never skips or repeats a message.
-import { orderNotFound, validationError } from '../domain/errors.js'
-import { MAX_MESSAGE_LENGTH, type Message, type SenderRole } from '../schemas/messages.js'
+import { orderNotFound } from '../domain/errors.js'
+import { messageText, type SenderRole } from '../domain/message-rules.js'
 import type { Db } from './client.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
 import { isoTimeSql, type OrderScope } from './orders.js'
 import { preparedOnce, rawQuery } from './prepared.js'
 
-/** Trims the text and checks the 1–4000 characters rule (counted in code points). */
-function messageText (raw: string): string {
-  const text = raw.trim()
-  const length = [...text].length
-  if (length === 0 || length > MAX_MESSAGE_LENGTH) {
-    throw validationError(`The message text must be 1–${MAX_MESSAGE_LENGTH} characters after trimming.`, [{ path: 'body.text', message: `must be 1–${MAX_MESSAGE_LENGTH} characters after trimming` }])
-  }
-  return text
-}
+/** A chat message as the API returns it (MessageSchema in schemas/messages.ts). */
+export interface Message { id: string, senderRole: SenderRole, text: string, createdAt: string }
 
 /**
  * A post as one statement (db/event-statements.ts). The UPDATE of the order's

@@ -1,9 +1,7 @@
 // The order chat: messages (docs/api-rules.md, order chat), the polling query and the post body.
 import { Type, type Static } from '@sinclair/typebox'
+import { MAX_MESSAGE_LENGTH, senderRoles } from '../domain/message-rules.js'
 import { Id, Nullable, StringEnum, Timestamp } from './common.js'
-
-export const senderRoles = ['seller', 'buyer', 'system'] as const
-export type SenderRole = typeof senderRoles[number]
 
 export const MessageSchema = Type.Object({
   id: Id,
@@ -29,8 +27,6 @@ export const MessageList = Type.Object({
     description: 'createdAt of the last message returned; when nothing is new, the cursor you sent (null if you sent none). Poll again with it: nothing is skipped or repeated.'
   })
 })
-
-export const MAX_MESSAGE_LENGTH = 4000
 
 export const MessageBody = Type.Object({
   // The rule itself: 1–4000 characters once surrounding whitespace is trimmed (the raw length capped at twice that).
