@@ -5,9 +5,24 @@
 import { randomUUID } from 'node:crypto'
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
-import type { DeliveryCursor, DeliveryRow, DeliveryStatus } from '../schemas/webhooks.js'
+import type { DeliveryCursor, DeliveryStatus } from '../domain/webhook-deliveries.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
+
+/** A delivery as the queries below return it. */
+export interface DeliveryRow {
+  id: string
+  endpointId: string
+  webhookId: string
+  eventType: string
+  status: string
+  attempts: number
+  lastAttemptAt: Date | null
+  nextAttemptAt: Date | null
+  lastStatusCode: number | null
+  lastError: string | null
+  createdAt: Date
+}
 
 const deliveryColumns = {
   id: webhookDeliveries.id,

@@ -6,7 +6,6 @@
 // committed after a 201 / 200 is delivered by its rules and none before it.
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { generateWebhookSecret } from '../domain/webhook-signing.js'
-import type { EndpointRow } from '../schemas/webhooks.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { failPendingDeliveries } from './webhook-deliveries.js'
 import { shops, webhookDeliveries, webhookEndpoints } from './schema.js'
@@ -14,6 +13,18 @@ import { shops, webhookDeliveries, webhookEndpoints } from './schema.js'
 export const MAX_ENDPOINTS_PER_SHOP = 10
 /** How long the secret before a rotation still signs. */
 const PREVIOUS_SECRET_HOURS = 24
+
+/** An endpoint as the queries below return it. */
+export interface EndpointRow {
+  id: string
+  url: string
+  eventTypes: string[]
+  description: string
+  enabled: boolean
+  disabledReason: string | null
+  createdAt: Date
+  updatedAt: Date
+}
 
 const endpointColumns = {
   id: webhookEndpoints.id,

@@ -1,9 +1,9 @@
 // Webhooks (docs/webhooks.md): endpoints and deliveries as the API takes and
-// returns them, the deliveries cursor, and the body of a delivery, whose `data`
-// reuses the event payload schemas of the feed (schemas/events.ts).
+// returns them, and the body of a delivery, whose `data` reuses the event
+// payload schemas of the feed (schemas/events.ts).
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { DELIVERY_REQUEST_TYPE, WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
-import { isUuid } from '../domain/ids.js'
+import { deliveryStatuses } from '../domain/webhook-deliveries.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
 import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from './common.js'
 import { EventTypeSchema, MessageEventData, OrderDeliveryFailedEventData, OrderEventData, StockEmptyEventData, StockLowEventData } from './events.js'
@@ -51,9 +51,6 @@ export const EndpointSecret = Type.String({
   description: 'The signing secret, `whsec_` + base64 of 32 random bytes. Shown only now: keep it.'
 })
 
-export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const
-export type DeliveryStatus = typeof deliveryStatuses[number]
-
 export const DeliverySchema = Type.Object({
   id: Id,
   endpointId: Id,
@@ -76,20 +73,6 @@ export const DeliveryListQuery = Type.Object({
 export type DeliveryListQuery = Static<typeof DeliveryListQuery>
 
 export const DeliveryParams = Type.Object({ id: Id, deliveryId: Id })
-
-export interface DeliveryCursor { createdAt: Date, id: string }
-
-export function encodeDeliveryCursor (cursor: DeliveryCursor): string {
-  return Buffer.from(`${cursor.createdAt.toISOString()} ${cursor.id}`).toString('base64url')
-}
-
-/** The position a `nextCursor` names, or null when it is not one. */
-export function decodeDeliveryCursor (text: string): DeliveryCursor | null {
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (\S+)$/.exec(Buffer.from(text, 'base64url').toString())
-  if (!match || !isUuid(match[2])) return null
-  const createdAt = new Date(match[1])
-  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2] }
-}
 
 export const WebhookTestEventData = Type.Object({
   endpointId: Id
@@ -114,56 +97,4 @@ export function webhookBodySchema (eventType: string) {
   if (eventType === 'order.delivery_failed') return webhookBody(OrderDeliveryFailedEventData)
   if (eventType === DELIVERY_REQUEST_TYPE) return webhookBody(DeliveryRequestData)
   return eventType === 'message.created' ? webhookBody(MessageEventData) : webhookBody(OrderEventData)
-}
-
-const iso = (value: Date | null) => value ? value.toISOString() : null
-
-export interface EndpointRow {
-  id: string
-  url: string
-  eventTypes: string[]
-  description: string
-  enabled: boolean
-  disabledReason: string | null
-  createdAt: Date
-  updatedAt: Date
-}
-
-export function endpointView (row: EndpointRow): Static<typeof EndpointSchema> {
-  return {
-    ...row,
-    eventTypes: row.eventTypes as Static<typeof EndpointSchema>['eventTypes'],
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString()
-  }
-}
-
-export interface DeliveryRow {
-  id: string
-  endpointId: string
-  webhookId: string
-  eventType: string
-  status: string
-  attempts: number
-  lastAttemptAt: Date | null
-  nextAttemptAt: Date | null
-  lastStatusCode: number | null
-  lastError: string | null
-  createdAt: Date
-}
-
-export function deliveryView (row: DeliveryRow): Static<typeof DeliverySchema> {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    eventId: row.webhookId,
-    eventType: row.eventType,
-    status: row.status as DeliveryStatus,
-    attempts: row.attempts,
-    lastAttemptAt: iso(row.lastAttemptAt),
-    nextAttemptAt: iso(row.nextAttemptAt),
-    lastStatusCode: row.lastStatusCode,
-    lastError: row.lastError,
-    createdAt: row.createdAt.toISOString()
-  }
 }

@@ -2,24 +2,54 @@
 // signing secrets, test deliveries, the delivery log and manual retries. Another
 // shop's endpoint or delivery, like an unknown one, is 404 NOT_FOUND.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import {
-  createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, MAX_ENDPOINTS_PER_SHOP, rotateEndpointSecret, updateEndpoint, type EndpointChanges
+  createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, MAX_ENDPOINTS_PER_SHOP, rotateEndpointSecret, updateEndpoint, type EndpointChanges,
+  type EndpointRow
 } from '../../../db/webhook-endpoints.js'
-import { createTestDelivery, listDeliveries, retryDelivery } from '../../../db/webhook-deliveries.js'
+import { createTestDelivery, listDeliveries, retryDelivery, type DeliveryRow } from '../../../db/webhook-deliveries.js'
 import { eventTypes } from '../../../domain/event-types.js'
 import { isUuid } from '../../../domain/ids.js'
+import { decodeDeliveryCursor, encodeDeliveryCursor, type DeliveryStatus } from '../../../domain/webhook-deliveries.js'
 import { checkWebhookUrl } from '../../../domain/webhook-url.js'
 import { ApiError, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, IdParams, Nullable, sellerSecurity } from '../../../schemas/common.js'
 import {
-  decodeDeliveryCursor, deliveryView, DeliveryListQuery, DeliveryParams, DeliverySchema, encodeDeliveryCursor, EndpointCreateBody,
-  EndpointPatchBody, EndpointSchema, EndpointSecret, endpointView
+  DeliveryListQuery, DeliveryParams, DeliverySchema, EndpointCreateBody, EndpointPatchBody, EndpointSchema, EndpointSecret
 } from '../../../schemas/webhooks.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema }))
 const SecretEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema, secret: EndpointSecret }))
 const DeliveryEnvelope = Envelope(Type.Object({ delivery: DeliverySchema }))
+
+const iso = (value: Date | null) => value ? value.toISOString() : null
+
+/** An endpoint as the API returns it (EndpointSchema). */
+function endpointView (row: EndpointRow): Static<typeof EndpointSchema> {
+  return {
+    ...row,
+    eventTypes: row.eventTypes as Static<typeof EndpointSchema>['eventTypes'],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString()
+  }
+}
+
+/** A delivery as the API returns it (DeliverySchema). */
+function deliveryView (row: DeliveryRow): Static<typeof DeliverySchema> {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    eventId: row.webhookId,
+    eventType: row.eventType,
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    lastAttemptAt: iso(row.lastAttemptAt),
+    nextAttemptAt: iso(row.nextAttemptAt),
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString()
+  }
+}
 
 const endpointNotFound = () => new ApiError(404, 'NOT_FOUND', 'Webhook endpoint not found.')
 const deliveryNotFound = () => new ApiError(404, 'NOT_FOUND', 'Webhook delivery not found.')
