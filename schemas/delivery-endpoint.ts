@@ -55,9 +55,3 @@ export const DeliveryRequestSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp
 }, { 'x-component': 'DeliveryRequest', title: 'DeliveryRequest' })
-
-const iso = (value: Date) => value.toISOString()
-
-export function deliveryEndpointView (row: { url: string, createdAt: Date, updatedAt: Date }) {
-  return { url: row.url, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) }
-}

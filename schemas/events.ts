@@ -98,7 +98,3 @@ export const EventFeedPage = Type.Object({
   events: Type.Array(ref(EventSchema), { description: 'Oldest first, in commit order.' }),
   nextCursor: Type.String({ description: 'Pass it as `after` in your next call. Never null: the position after the last event examined, or the position you asked for when nothing is new.' })
 })
-
-export function eventView (row: { id: string, type: EventType, createdAt: Date, data: unknown }): Event {
-  return { id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: row.data } as Event
-}

@@ -151,8 +151,3 @@ export const ReducedProductListSchema = Type.Object({
 export const ArchiveInputSchema = Type.Object({
   archived: Type.Boolean({ description: '`true` hides and deactivates; `false` returns it from the archive, still inactive.' })
 }, { 'x-component': 'ArchiveInput' })
-
-/** The API representation: `imageUrl` is the public address of the image path. */
-export function productView<P extends { imagePath: string }> (product: P, publicBaseUrl: string): P & { imageUrl: string } {
-  return { ...product, imageUrl: product.imagePath ? `${publicBaseUrl}/${product.imagePath}` : '' }
-}

@@ -15,12 +15,19 @@ import { checkWebhookUrl } from '../../../domain/webhook-url.js'
 import { ApiError, orderNotFound, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import {
-  DeliveryEndpointBody, DeliveryEndpointSchema, DeliveryEndpointSecret, deliveryEndpointView, DeliveryTestBody, DeliveryTestResult
+  DeliveryEndpointBody, DeliveryEndpointSchema, DeliveryEndpointSecret, DeliveryTestBody, DeliveryTestResult
 } from '../../../schemas/delivery-endpoint.js'
 import { webhookBody } from '../../../webhooks/body.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ deliveryEndpoint: DeliveryEndpointSchema }))
 const endpointNotFound = () => new ApiError(404, 'NOT_FOUND', 'No delivery endpoint is registered: PUT /v1/delivery-endpoint first.')
+
+const iso = (value: Date) => value.toISOString()
+
+/** The endpoint as the API returns it (DeliveryEndpointSchema). */
+function deliveryEndpointView (row: { url: string, createdAt: Date, updatedAt: Date }) {
+  return { url: row.url, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) }
+}
 
 const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config } = fastify

@@ -10,9 +10,14 @@ import { decodeEventCursor, encodeEventCursor } from '../../../domain/event-curs
 import { eventTypes, type EventType } from '../../../domain/event-types.js'
 import { ApiError, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, sellerSecurity } from '../../../schemas/common.js'
-import { EventFeedPage, EventFeedQuery, eventView } from '../../../schemas/events.js'
+import { EventFeedPage, EventFeedQuery, type Event } from '../../../schemas/events.js'
 
 const badCursor = (message: string) => validationError(message, [{ path: 'querystring.after', message: 'must be a nextCursor of this shop\'s feed, or latest' }])
+
+/** An event as the feed returns it (EventSchema). */
+function eventView (row: { id: string, type: EventType, createdAt: Date, data: unknown }): Event {
+  return { id: row.id, type: row.type, createdAt: row.createdAt.toISOString(), data: row.data } as Event
+}
 
 const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { db } = fastify

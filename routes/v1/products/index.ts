@@ -8,13 +8,18 @@ import { PRODUCT_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
   ArchiveInputSchema, ProductInputSchema, ProductListQuerySchema, ProductPageSchema, ProductSchema,
-  ReducedProductListSchema, productView
+  ReducedProductListSchema
 } from '../../../schemas/products.js'
 
 const ProductEnvelope = Envelope(Type.Object({ product: ProductSchema }))
 const referenceRules = 'Unknown `categoryId`, or a `currencyRateId` / `imageId` that is not this shop\'s: 404 ORDER_NOT_FOUND naming the property. ' +
   'Field rules (text and number fields have no options, number needs valueMin ≤ valueMax and valueStep > 0, select needs an option, webhooks are https), ' +
   'filters of another category and unknown field ids: 400 VALIDATION_ERROR.'
+
+/** The API representation: `imageUrl` is the public address of the image path. */
+function productView<P extends { imagePath: string }> (product: P, publicBaseUrl: string): P & { imageUrl: string } {
+  return { ...product, imageUrl: product.imagePath ? `${publicBaseUrl}/${product.imagePath}` : '' }
+}
 
 const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const view = <P extends { imagePath: string }>(product: P) => productView(product, fastify.config.PUBLIC_BASE_URL)
