@@ -7,9 +7,9 @@
 // service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
 // refuses while a running server holds it) and applies pending migrations first.
 import { parseArgs } from 'node:util'
-import { createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
+import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
 import { openDatabase, type Db } from './db/client.js'
-import { upsertCurrencyRate } from './db/currency-rates.js'
+import { currencyRateView, upsertCurrencyRate } from './db/currency-rates.js'
 import { confirmOrder, createPurchase } from './db/orders.js'
 import { seedDemoShop } from './db/demo.js'
 import { explainOpenFailure } from './db/open-failure.js'
@@ -21,8 +21,7 @@ import { isUuid } from './domain/ids.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
 import { ConfigError, loadConfig } from './plugins/config.js'
 import { ApiError } from './domain/errors.js'
-import { currencyRateView, CurrencyCodeSchema } from './schemas/catalog.js'
-import { apiKeyView } from './schemas/operator.js'
+import { CurrencyCodeSchema } from './schemas/catalog.js'
 import type { Order } from './schemas/orders.js'
 
 const PROGRAM = 'shop-seller-api'

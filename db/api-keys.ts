@@ -17,6 +17,13 @@ const publicColumns = {
 
 export type ApiKeyRow = { id: string, name: string, prefix: string, createdAt: Date, lastUsedAt: Date | null, revokedAt: Date | null }
 
+const iso = (value: Date | null) => value ? value.toISOString() : null
+
+/** A key as the operator API and the CLI show it (ApiKeySchema in schemas/operator.ts); never its secret or hash. */
+export function apiKeyView (key: ApiKeyRow) {
+  return { ...key, createdAt: key.createdAt.toISOString(), lastUsedAt: iso(key.lastUsedAt), revokedAt: iso(key.revokedAt) }
+}
+
 export async function createApiKey (db: Queryable, shopId: string, name: string): Promise<{ apiKey: ApiKeyRow, secret: string }> {
   const secret = generateApiKeySecret()
   const [apiKey] = await db.insert(apiKeys)

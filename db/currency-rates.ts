@@ -6,6 +6,11 @@ import { currencyRates } from './schema.js'
 
 export interface CurrencyRate { id: string, code: string, rate: string, updatedAt: Date }
 
+/** A rate as the API and the CLI show it (CurrencyRateSchema in schemas/catalog.ts). */
+export function currencyRateView (rate: CurrencyRate) {
+  return { id: rate.id, code: rate.code, rate: Number(rate.rate), updatedAt: rate.updatedAt.toISOString() }
+}
+
 const columns = { id: currencyRates.id, code: currencyRates.code, rate: currencyRates.rate, updatedAt: currencyRates.updatedAt }
 
 export function listCurrencyRates (db: Queryable, shopId: string): Promise<CurrencyRate[]> {

@@ -40,7 +40,3 @@ export const CurrencyCodeSchema = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$',
 export const CurrencyRateInputSchema = Type.Object({
   rate: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, 'x-decimals': 6, description: 'Rubles per one unit of the currency (up to 6 decimals).' })
 }, { 'x-component': 'CurrencyRateInput' })
-
-export function currencyRateView (rate: { id: string, code: string, rate: string, updatedAt: Date }) {
-  return { id: rate.id, code: rate.code, rate: Number(rate.rate), updatedAt: rate.updatedAt.toISOString() }
-}

@@ -18,9 +18,3 @@ export const ApiKeySchema = Type.Object({
 }, { 'x-component': 'ApiKey', title: 'ApiKey' })
 
 export const internalSecurity = [{ internalToken: [] }]
-
-const iso = (value: Date | null) => value ? value.toISOString() : null
-
-export function apiKeyView (key: { id: string, name: string, prefix: string, createdAt: Date, lastUsedAt: Date | null, revokedAt: Date | null }) {
-  return { ...key, createdAt: key.createdAt.toISOString(), lastUsedAt: iso(key.lastUsedAt), revokedAt: iso(key.revokedAt) }
-}

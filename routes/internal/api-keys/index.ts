@@ -1,11 +1,11 @@
 // A shop's API keys: create (the secret is shown once), list, revoke.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createApiKey, listApiKeys } from '../../../db/api-keys.js'
+import { apiKeyView, createApiKey, listApiKeys } from '../../../db/api-keys.js'
 import { findShop } from '../../../db/shops.js'
 import { orderNotFound } from '../../../domain/errors.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
-import { ApiKeySchema, apiKeyView, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
+import { ApiKeySchema, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
 
 const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
 

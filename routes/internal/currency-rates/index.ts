@@ -1,11 +1,11 @@
 // PUT /internal/v1/shops/{shopId}/currency-rates/{code}: set a shop's rate.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { upsertCurrencyRate } from '../../../db/currency-rates.js'
+import { currencyRateView, upsertCurrencyRate } from '../../../db/currency-rates.js'
 import { findShop } from '../../../db/shops.js'
 import { rateToDecimal } from '../../../domain/money.js'
 import { orderNotFound, validationError } from '../../../domain/errors.js'
-import { CurrencyCodeSchema, CurrencyRateInputSchema, CurrencyRateSchema, currencyRateView } from '../../../schemas/catalog.js'
+import { CurrencyCodeSchema, CurrencyRateInputSchema, CurrencyRateSchema } from '../../../schemas/catalog.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
 import { internalSecurity } from '../../../schemas/operator.js'
 
