@@ -8,6 +8,10 @@ import { isUuid } from '../domain/ids.js'
 import { fromKopecks, kopecksToDecimal, moneyToNumber, toKopecks, toRubles } from '../domain/money.js'
 import { checkFilters, checkKeptIds, checkProductInput } from '../domain/product-rules.js'
 import { ApiError, validationError } from '../domain/errors.js'
+// Taken from schemas/ on purpose: the type of the product input, which is
+// the request body's own static type (ProductInputSchema). A type-only import,
+// erased from the build; a hand-written copy of its twenty-odd properties would
+// be a second description of the body that could drift from the schema.
 import type { ProductInputBody } from '../schemas/products.js'
 import { getCategory } from './categories.js'
 import type { Db, Queryable } from './client.js'
