@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Database } from './db/client.js'
+import type { DbConnection } from './db/client.js'
 import { seedTaxonomy } from './db/taxonomy.js'
 import auth from './plugins/auth.js'
 import configPlugin, { type Config } from './plugins/config.js'
@@ -33,7 +33,7 @@ import { DEFAULT_BODY_LIMIT } from './schemas/body-limits.js'
 export interface AppOptions {
   config: Config
   /** Use this open database instead of opening one from the config (left open on close). */
-  database?: Database
+  dbConnection?: DbConnection
 }
 
 export async function app (fastify: FastifyInstance, options: AppOptions) {
@@ -42,7 +42,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(requestId)
   await fastify.register(validation)
   await fastify.register(jsonBody)
-  await fastify.register(db, { database: options.database })
+  await fastify.register(db, { dbConnection: options.dbConnection })
   await fastify.register(redis)
   await fastify.register(metrics)
   await fastify.register(loadShedding)

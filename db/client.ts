@@ -20,7 +20,8 @@ import * as schema from './schema.js'
 
 export type { Db, Queryable, Schema, Tx } from './drizzle-types.js'
 
-export interface Database {
+/** An open database: the drizzle client (`db`) and what the service needs of the connection itself. */
+export interface DbConnection {
   db: Db
   kind: 'postgres' | 'pglite'
   /** Applies pending migrations; safe when several instances start at once. */
@@ -60,7 +61,7 @@ export interface DatabaseOptions {
   poolMax?: number
 }
 
-export async function openDatabase (options: DatabaseOptions): Promise<Database> {
+export async function openDatabase (options: DatabaseOptions): Promise<DbConnection> {
   if (!options.url) return openPglite(options.dataDir ?? './data')
   return openPostgres(options.url, options.directUrl ?? options.url, options.poolMax ?? 10, options.preparedStatements ?? 'auto')
 }
@@ -98,7 +99,7 @@ export class PoolerWithoutDirectUrlError extends Error {
   }
 }
 
-async function openPostgres (url: string, directUrl: string, max: number, preparedStatements: PreparedStatements): Promise<Database> {
+async function openPostgres (url: string, directUrl: string, max: number, preparedStatements: PreparedStatements): Promise<DbConnection> {
   const { default: postgres } = await import('postgres')
   const { drizzle } = await import('drizzle-orm/postgres-js')
   const { migrate } = await import('drizzle-orm/postgres-js/migrator')
@@ -211,7 +212,7 @@ async function openPostgres (url: string, directUrl: string, max: number, prepar
  */
 const PGLITE_SHARED_BUFFERS = '16MB'
 
-async function openPglite (dataDir: string): Promise<Database> {
+async function openPglite (dataDir: string): Promise<DbConnection> {
   const { PGlite } = await import('@electric-sql/pglite')
   const { drizzle } = await import('drizzle-orm/pglite')
   const { migrate } = await import('drizzle-orm/pglite/migrator')

@@ -80,7 +80,7 @@ async function authPlugin (fastify: FastifyInstance) {
     }
     return { heard: heard.then(cancel), cancel }
   }
-  const unlisten = await fastify.database.listen(KEY_REVOCATIONS_CHANNEL, heard, () => {
+  const unlisten = await fastify.dbConnection.listen(KEY_REVOCATIONS_CHANNEL, heard, () => {
     if (listened) fastify.log.info('revocation listener reconnected: caching api keys again')
     listened = true
     cache.listenerUp()

@@ -1,44 +1,49 @@
-// The database as `fastify.db` (drizzle). Opens Postgres or the embedded PGlite,
+// The database, as three decorations: `fastify.db`, the drizzle client every
+// query of db/ takes; `fastify.dbConnection`, the open connection behind it
+// (LISTEN, ping, pool figures, its kind); and `fastify.dbHealth.state`, the
+// server's breaker (`closed` on PGlite). Opens Postgres or the embedded PGlite,
 // applies migrations, and closes the connection when the app closes. A request
 // that finds Postgres unreachable opens its breaker (db/client.ts): from then on
-// requests get 503 at once until a background probe finds it back. The
-// breaker's state is `fastify.databaseHealth.state` (`closed` on PGlite).
+// requests get 503 at once until a background probe finds it back.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { openDatabase, type Database, type Db } from '../db/client.js'
+import { openDatabase, type DbConnection, type Db } from '../db/client.js'
 import { DependencyUnavailableError, type BreakerState } from '../domain/circuit-breaker.js'
 import { isUnavailable } from './errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The drizzle client: what every query of db/ takes. */
     db: Db
-    database: Database
-    databaseHealth: { readonly state: BreakerState }
+    /** The open connection behind `db`: LISTEN, ping, pool figures, its kind. */
+    dbConnection: DbConnection
+    /** The server's breaker state; `closed` on PGlite. */
+    dbHealth: { readonly state: BreakerState }
   }
 }
 
 export interface DbPluginOptions {
   /** An already open database to use (and leave open), e.g. one PGlite shared by a test file. */
-  database?: Database
+  dbConnection?: DbConnection
 }
 
 async function dbPlugin (fastify: FastifyInstance, options: DbPluginOptions) {
   const { config } = fastify
-  const database = options.database ?? await openDatabase({
+  const connection = options.dbConnection ?? await openDatabase({
     url: config.DATABASE_URL,
     directUrl: config.DATABASE_DIRECT_URL,
     preparedStatements: config.DB_PREPARED_STATEMENTS,
     dataDir: config.DATA_DIR,
     poolMax: config.DB_POOL_MAX
   })
-  if (!options.database) fastify.addHook('onClose', async () => { await database.close() })
-  for (const note of database.notes) fastify.log.warn(note)
-  await database.migrate()
-  fastify.decorate('database', database)
-  fastify.decorate('db', database.db)
+  if (!options.dbConnection) fastify.addHook('onClose', async () => { await connection.close() })
+  for (const note of connection.notes) fastify.log.warn(note)
+  await connection.migrate()
+  fastify.decorate('dbConnection', connection)
+  fastify.decorate('db', connection.db)
 
-  const { health } = database
-  fastify.decorate('databaseHealth', { get state () { return health?.state ?? 'closed' } })
+  const { health } = connection
+  fastify.decorate('dbHealth', { get state () { return health?.state ?? 'closed' } })
   if (!health) return
   const onOpen = (err: unknown) => fastify.log.warn({ err },
     'database unreachable: requests get 503 until a probe reaches it again')

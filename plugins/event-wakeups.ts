@@ -200,7 +200,7 @@ async function eventWakeupsPlugin (fastify: FastifyInstance) {
     (shopId, after, limit) => readFeed(fastify.db, shopId, after, eventTypes, limit),
     { read: (waiters) => { sharedReads.inc(); sharedReadWaiters.inc(waiters) } })
   let listening = false
-  const unlisten = await fastify.database.listen(EVENTS_CHANNEL, (shopId) => registry.wake(shopId), () => {
+  const unlisten = await fastify.dbConnection.listen(EVENTS_CHANNEL, (shopId) => registry.wake(shopId), () => {
     if (listening) {
       fastify.log.warn('event listener reconnected: waking every held long poll to re-read')
       registry.wakeAll()
@@ -208,7 +208,7 @@ async function eventWakeupsPlugin (fastify: FastifyInstance) {
     listening = true
   })
   // A revocation wakes the shop's held requests too: each re-checks its key and a revoked one gets 401.
-  const unlistenRevocations = await fastify.database.listen(KEY_REVOCATIONS_CHANNEL, (shopId) => registry.wake(shopId), () => {})
+  const unlistenRevocations = await fastify.dbConnection.listen(KEY_REVOCATIONS_CHANNEL, (shopId) => registry.wake(shopId), () => {})
   fastify.decorate('eventWakeups', registry)
   fastify.addHook('preClose', async () => { registry.closeAll() })
   fastify.addHook('onClose', async () => {

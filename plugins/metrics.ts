@@ -55,7 +55,7 @@ function requestMetrics (fastify: FastifyInstance, registry: Registry) {
 }
 
 function dependencyMetrics (fastify: FastifyInstance, registry: Registry) {
-  const poolStats = fastify.database.poolStats
+  const poolStats = fastify.dbConnection.poolStats
   if (poolStats) {
     new Gauge({ // eslint-disable-line no-new
       name: 'db_pool_connections',
@@ -70,7 +70,7 @@ function dependencyMetrics (fastify: FastifyInstance, registry: Registry) {
       }
     })
   }
-  const breakers: Array<[string, { readonly state: BreakerState } | null]> = [['database', fastify.databaseHealth], ['redis', fastify.redisHealth]]
+  const breakers: Array<[string, { readonly state: BreakerState } | null]> = [['database', fastify.dbHealth], ['redis', fastify.redisHealth]]
   new Gauge({ // eslint-disable-line no-new
     name: 'dependency_breaker_state',
     help: 'Circuit breaker in front of each dependency: 1 for the current state (closed: in use; open: skipped; half-open: being probed).',

@@ -52,7 +52,7 @@ async function webhookWorkerPlugin (fastify: FastifyInstance) {
   })
   fastify.decorate('webhookWorker', { wake: worker.wake, sender })
   fastify.addHook('onReady', async () => { worker.start() })
-  const unlisten = await fastify.database.listen(EVENTS_CHANNEL, () => worker.wake(), () => worker.wake())
+  const unlisten = await fastify.dbConnection.listen(EVENTS_CHANNEL, () => worker.wake(), () => worker.wake())
   fastify.addHook('onClose', async () => {
     await unlisten().catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the webhook worker\'s event listener'))
     await worker.stop()

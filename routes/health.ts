@@ -21,7 +21,7 @@ function withinTimeout (check: () => Promise<unknown>): Promise<unknown> {
 }
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const checks: ReadinessCheck[] = [{ name: 'database', check: () => fastify.database.ping() }]
+  const checks: ReadinessCheck[] = [{ name: 'database', check: () => fastify.dbConnection.ping() }]
   const { redis } = fastify
   if (redis) checks.push({ name: 'redis', check: () => redis.ping() })
 

@@ -13,7 +13,7 @@ t.test('an order is delivered by its endpoint on the embedded database', async (
   const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...localJustInTime })
   const app = await buildApp({ config })
   t.teardown(() => app.close())
-  t.equal(app.database.kind, 'pglite')
+  t.equal(app.dbConnection.kind, 'pglite')
   const shop = await createShop(app)
   const receiver = await startReceiver(t)
   receiver.answer = () => receiver.attempts.length === 1 ? 500 : valuesAnswer(['EMBEDDED-KEY'])

@@ -25,7 +25,7 @@ t.test('outage under load: fast 503s, then recovery without a restart', async (t
   const cutAt = Date.now()
   await relay.cut()
   await pause(300)
-  t.equal(app.databaseHealth.state === 'closed', false, 'the breaker opened')
+  t.equal(app.dbHealth.state === 'closed', false, 'the breaker opened')
   const notReady = await app.inject({ method: 'GET', url: '/readyz' })
   t.equal(notReady.statusCode, 503)
   t.same(notReady.json().error, {

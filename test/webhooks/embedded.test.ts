@@ -14,7 +14,7 @@ t.test('webhooks are delivered on the embedded database', async (t) => {
   const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...localDelivery })
   const app = await buildApp({ config })
   t.teardown(() => app.close())
-  t.equal(app.database.kind, 'pglite')
+  t.equal(app.dbConnection.kind, 'pglite')
   const shop = await createShop(app)
   const receiver = await startReceiver(t)
   let first = true

@@ -14,7 +14,7 @@ const app = await buildApp({
   config: loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://files.test', RATE_LIMIT_MAX: 10_000, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0 })
 })
 t.teardown(() => app.close())
-t.equal(app.database.kind, 'pglite')
+t.equal(app.dbConnection.kind, 'pglite')
 
 t.test('events, long polling and a burst on PGlite', async (t) => {
   const shop = await createShop(app)
