@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
-import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/config.js'
-import { freePort, sleep } from './bench/processes.js'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../plugins/config.js'
+import { freePort, sleep } from './processes.js'
 
 const OPS = Number(process.env.BENCH_OPS || 200)
 const TOKEN = 'capacity-internal-token-0123456789'

@@ -29,13 +29,13 @@
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import postgres from 'postgres'
-import { EVENTS_CHANNEL } from '../db/events.js'
-import { Notifier, payloadsOf } from '../db/notifications.js'
+import { EVENTS_CHANNEL } from '../../db/events.js'
+import { Notifier, payloadsOf } from '../../db/notifications.js'
 import {
   autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, SHOPS, sleep, stopAllServers,
   startServer, waitReady, type BenchDatabase, type Server
-} from './bench-kit.js'
-import { startBots, type Bots } from './bench/long-polls.js'
+} from './kit.js'
+import { startBots, type Bots } from './long-polls.js'
 
 const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_events'
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16)

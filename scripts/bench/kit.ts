@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import postgres from 'postgres'
-import { killAllServers, log } from './bench/processes.js'
-import { createDatabase, dropDatabase, READER_SHOPS, seedReaders } from './bench/seed.js'
+import { killAllServers, log } from './processes.js'
+import { createDatabase, dropDatabase, READER_SHOPS, seedReaders } from './seed.js'
 
 // Processes (start, wait, stop, CPU) are the main bench's: one copy for every benchmark.
-export { cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './bench/processes.js'
+export { cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './processes.js'
 
 // ---------------------------------------------------------------- settings
 

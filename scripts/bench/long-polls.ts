@@ -1,6 +1,6 @@
 // Long-polling bots for the benchmarks: each follows its shop's events feed
 // (GET /v1/events) with its own cursor, holding one request open at a time on
-// its own keep-alive socket. Used by `npm run bench:events` (scripts/bench-events.ts)
+// its own keep-alive socket. Used by `npm run bench:events` (scripts/bench/events.ts)
 // and by `npm run bench` (the hot path with 5 000 held long polls).
 import { Agent, request } from 'node:http'
 import { sleep, type Server } from './processes.js'

@@ -8,8 +8,8 @@
 //     a 10 k and a 1 M orders database with the same 100 measured shops, and
 //     the embedded default's data directory (demo shop, 10 000 paid orders).
 //  2. Builds the service and starts it on each of them (Postgres ones with
-//     Redis), plus the read baseline (scripts/bench-baseline.ts) and the write
-//     baseline (scripts/bench-write-baseline.ts) on the main database.
+//     Redis), plus the read baseline (scripts/bench/read-baseline.ts) and the write
+//     baseline (scripts/bench/write-baseline.ts) on the main database.
 //  3. Warms every server up, then per run, with autocannon: reads (orders list,
 //     messages poll) and writes (take, deliver, cancel, POST message, each with
 //     an Idempotency-Key), baseline against service; the orders list of the big
@@ -39,17 +39,17 @@ import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
-import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './bench/load.js'
+import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './load.js'
 import {
   freePort, killAllServers, log, peakRssMb, run, sleep, startServer, stopAllServers, transpiled, waitReady, type Server
-} from './bench/processes.js'
-import { startBots } from './bench/long-polls.js'
-import { runTable, targetTable, type RunResult } from './bench/report.js'
-import { benchStock, stockReport, type StockBenchResult } from './bench/stock.js'
+} from './processes.js'
+import { startBots } from './long-polls.js'
+import { runTable, targetTable, type RunResult } from './report.js'
+import { benchStock, stockReport, type StockBenchResult } from './stock.js'
 import {
   CURSOR_AFTER_MESSAGE, MESSAGES_PER_POLLED_ORDER, createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize,
   writeOps, type MainFixtures, type WriteOp, type WriteTarget
-} from './bench/seed.js'
+} from './seed.js'
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
@@ -279,8 +279,8 @@ async function main () {
     ? { DATABASE_URL: databaseUrl(BENCH_POOLER_URL, databases.main), DATABASE_DIRECT_URL: databaseUrl(DATABASE_URL, databases.main) }
     : {}
   const service = mainNeeded ? await startService('service', { ...withRedis(databases.main, redisPrefixes.main), ...throughPooler }, 'shop-seller-api') : null
-  const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'bench-baseline.ts', 'seller-api-bench-baseline') : null
-  const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'bench-write-baseline.ts', 'seller-api-bench-write-baseline') : null
+  const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'read-baseline.ts', 'seller-api-bench-baseline') : null
+  const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'write-baseline.ts', 'seller-api-bench-write-baseline') : null
   const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small), 'shop-seller-api') : null
   const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large), 'shop-seller-api') : null
   const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }, null) : null

@@ -3,7 +3,7 @@
 // postgres.js with the service's pool size: per request the key lookup by SHA-256
 // hash (the service skips it for keys it has cached), then the page query, the
 // very SQL of db/orders.ts listOrders and db/messages.ts listMessages, answered
-// with the same JSON envelope. scripts/bench.ts transpiles and starts it as a
+// with the same JSON envelope. scripts/bench/main.ts transpiles and starts it as a
 // child process; it is not part of the service.
 //
 // Env: PORT, DATABASE_URL, DB_POOL_MAX (default 10), BENCH_BASELINE_PREPARE (`0`:

@@ -10,7 +10,7 @@
 // alike: the order counts, and the event's webhook deliveries
 // (events_webhook_fan_out; the bench's shops have no endpoints, so it inserts
 // none). No idempotency, no rate limit, no NOTIFY: that is the service's extra
-// work being measured. scripts/bench.ts starts it as a child process.
+// work being measured. scripts/bench/main.ts starts it as a child process.
 //
 // Env: PORT, DATABASE_URL, DB_POOL_MAX (default 10).
 import { createHash } from 'node:crypto'
