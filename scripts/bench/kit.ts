@@ -1,7 +1,9 @@
-// Shared by the benchmarks (`npm run bench`, `npm run bench:events`):
-// autocannon, starting and stopping servers, a process's CPU and memory, and the
-// bench database (claimed under an advisory lock, seeded with the main bench's
-// reader shops from scripts/bench/seed.ts, dropped at the end). See docs/performance.md.
+// Shared by the benchmarks besides `npm run bench`'s own modules: for
+// `npm run bench:events`, autocannon, starting and stopping servers, a process's
+// memory, and the bench database (claimed under an advisory lock, seeded with the
+// main bench's reader shops from scripts/bench/seed.ts, dropped at the end); for
+// it, bench:webhooks and bench:delivery, the teardown on a signal or past the
+// deadline (cleanUpOnExit). See docs/performance.md.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import postgres from 'postgres'
