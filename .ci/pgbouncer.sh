@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-direct="${TEST_DATABASE_URL:-${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}}"
+# The tests' server: TEST_DATABASE_URL, else DATABASE_URL, else the local one (test/fixtures/local-servers.ts).
+direct="${TEST_DATABASE_URL:-${DATABASE_URL:-$(node --import tsx --input-type=module --eval "import { LOCAL_DATABASE_URL } from './test/fixtures/local-servers.ts'; process.stdout.write(LOCAL_DATABASE_URL)")}}"
 pg_host=$(node -e "console.log(new URL(process.argv[1]).hostname)" "$direct")
 pg_port=$(node -e "console.log(new URL(process.argv[1]).port || 5432)" "$direct")
 # A server that wants a password (.ci/run gives a fresh cluster's postgres one): PgBouncer logs in with it.

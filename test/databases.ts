@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
+import { LOCAL_DATABASE_URL, LOCAL_REDIS_URL } from './fixtures/local-servers.js'
 
 const migrationsDir = fileURLToPath(new URL('../db/migrations/', import.meta.url))
 
@@ -44,7 +45,7 @@ export function templateName (): string {
 }
 
 export function testDatabaseBaseUrl (): string {
-  return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
+  return process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || LOCAL_DATABASE_URL
 }
 
 export function withDatabase (url: string, database: string): string {
@@ -98,5 +99,5 @@ export async function deleteRedisKeys (pattern: string): Promise<number> {
 }
 
 export function testRedisUrl (): string {
-  return process.env.TEST_REDIS_URL || process.env.REDIS_URL || 'redis://127.0.0.1:6379'
+  return process.env.TEST_REDIS_URL || process.env.REDIS_URL || LOCAL_REDIS_URL
 }

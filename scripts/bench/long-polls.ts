@@ -1,12 +1,9 @@
 // Long-polling bots for the benchmarks: each follows its shop's events feed
 // (GET /v1/events) with its own cursor, holding one request open at a time on
-// its own keep-alive socket. Used by `npm run bench:events` (scripts/bench-events.ts)
+// its own keep-alive socket. Used by `npm run bench:events` (scripts/bench/events.ts)
 // and by `npm run bench` (the hot path with 5 000 held long polls).
 import { Agent, request } from 'node:http'
 import { sleep, type Server } from './processes.js'
-
-/** Between waves of 250 new long polls; BENCH_BOT_WAVE_PAUSE_MS (default 50). */
-const BOT_WAVE_PAUSE_MS = Number(process.env.BENCH_BOT_WAVE_PAUSE_MS || 50)
 
 export interface Bots {
   /** Requests sent and not answered yet. */
@@ -19,8 +16,11 @@ export interface Bots {
   stop: () => void
 }
 
-/** `perShop` bots per shop, each long-polling its own cursor from `latest`, opened in waves. */
-export async function startBots (server: Server, secrets: string[], perShop: number): Promise<Bots> {
+/**
+ * `perShop` bots per shop, each long-polling its own cursor from `latest`, opened
+ * in waves of 250 with `wavePauseMs` between them (BENCH_BOT_WAVE_PAUSE_MS).
+ */
+export async function startBots (server: Server, secrets: string[], perShop: number, wavePauseMs: number): Promise<Bots> {
   const base = `http://127.0.0.1:${server.port}/v1/events`
   // node:http with one keep-alive socket per bot: lighter than fetch for thousands of open requests.
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
@@ -78,7 +78,7 @@ export async function startBots (server: Server, secrets: string[], perShop: num
   for (let i = 0; i < total; i++) {
     bot(secrets[i % secrets.length]).catch(() => {})
     // Waves of 250 connections, so the listen backlog never overflows (a busy machine needs the longer pause).
-    if (i % 250 === 249) await sleep(BOT_WAVE_PAUSE_MS)
+    if (i % 250 === 249) await sleep(wavePauseMs)
   }
   for (let i = 0; i < 200 && inFlight < total; i++) await sleep(50)
   if (inFlight < total) throw new Error(`only ${inFlight} of ${total} long polls are open (${bots.failures.slice(0, 3).join('; ')})`)

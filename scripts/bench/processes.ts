@@ -74,9 +74,9 @@ export async function stopServer (server: Server) {
 export const stopAllServers = () => Promise.allSettled(servers.map(stopServer))
 export const killAllServers = () => { for (const s of servers) if (!s.exited) s.child.kill('SIGKILL') }
 
-/** A TypeScript file of scripts/ as plain ESM for `node --input-type=module --eval` (no tsx loader in its memory). */
+/** A TypeScript file of scripts/bench/ as plain ESM for `node --input-type=module --eval` (no tsx loader in its memory). */
 export function transpiled (file: string): string {
-  const source = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+  const source = readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')
   return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
 }
 

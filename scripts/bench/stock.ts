@@ -77,7 +77,7 @@ async function saturate (ms: number, concurrency: number, work: () => Promise<vo
   return done
 }
 
-export async function benchStock (serverUrl: string, database: string, options: { poolMax: number, concurrency: number, sliceMs: number, slices: number }): Promise<StockBenchResult> {
+export async function benchStock (serverUrl: string, database: string, options: { poolMax: number, concurrency: number, sliceMs: number, slices: number, keepDatabase: boolean }): Promise<StockBenchResult> {
   const load: number[] = [os.loadavg()[0]]
   await createDatabase(serverUrl, database)
   const url = databaseUrl(serverUrl, database)
@@ -184,7 +184,7 @@ export async function benchStock (serverUrl: string, database: string, options: 
   } finally {
     await sql.end({ timeout: 5 })
     await app.close()
-    if (!process.env.BENCH_KEEP_DB) await dropDatabase(serverUrl, database)
+    if (!options.keepDatabase) await dropDatabase(serverUrl, database)
   }
 }
 

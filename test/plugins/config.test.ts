@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process'
 import t from 'tap'
 import { ConfigError, ConfigSchema, loadConfig } from '../../plugins/config.js'
+import { testDatabaseBaseUrl } from '../databases.js'
 
 const root = new URL('../..', import.meta.url).pathname
 
@@ -117,7 +118,7 @@ function startServer (env: Record<string, string>): Promise<{ code: number | nul
 }
 
 t.test('the server exits 1 with one line for a bad setting or an unusable database', async (t) => {
-  const base = new URL(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres')
+  const base = new URL(testDatabaseBaseUrl())
   const missing = new URL(base)
   missing.pathname = '/seller_api_no_such_database'
   const cases: Array<[string, Record<string, string>, RegExp]> = [

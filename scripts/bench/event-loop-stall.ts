@@ -11,19 +11,18 @@
 // blocked loop waits for the CPU too); `nice -n -15 npm run bench:stall` as root
 // gives the measurement the CPU first.
 //
-// Env: DATABASE_URL (default local Postgres; a scratch database is created there
-// and dropped), REDIS_URL (default local Redis), STALL_RUNS (default 5).
+// Settings (scripts/bench/settings.ts): DATABASE_URL (a scratch database is
+// created there and dropped), REDIS_URL, STALL_RUNS.
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 import postgres from 'postgres'
-import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/config.js'
-import { asciiJson, largestCategory, largestDelivery, largestProduct } from '../test/fixtures/largest-bodies.js'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../plugins/config.js'
+import { asciiJson, largestCategory, largestDelivery, largestProduct } from '../../test/fixtures/largest-bodies.js'
+import { benchSettings } from './settings.js'
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
-const RUNS = Number(process.env.STALL_RUNS || 5)
+const { DATABASE_URL, REDIS_URL, STALL_RUNS: RUNS } = benchSettings('bench:stall')
 const TOKEN = 'stall-measurement-internal-token'
 const TARGET_MS = 100
 

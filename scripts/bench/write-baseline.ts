@@ -10,15 +10,16 @@
 // alike: the order counts, and the event's webhook deliveries
 // (events_webhook_fan_out; the bench's shops have no endpoints, so it inserts
 // none). No idempotency, no rate limit, no NOTIFY: that is the service's extra
-// work being measured. scripts/bench.ts starts it as a child process.
+// work being measured. scripts/bench/main.ts starts it as a child process.
 //
-// Env: PORT, DATABASE_URL, DB_POOL_MAX (default 10).
+// Env, all set by scripts/bench/main.ts from its validated settings
+// (scripts/bench/settings.ts): PORT, DATABASE_URL, DB_POOL_MAX.
 import { createHash } from 'node:crypto'
 import Fastify from 'fastify'
 import postgres from 'postgres'
 
-const sql = postgres(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', {
-  max: Number(process.env.DB_POOL_MAX ?? 10),
+const sql = postgres(process.env.DATABASE_URL!, {
+  max: Number(process.env.DB_POOL_MAX),
   prepare: true,
   onnotice: () => {},
   connection: { application_name: 'seller-api-bench-write-baseline' }
@@ -142,7 +143,7 @@ app.post('/v1/orders/:id/messages', async (request, reply) => {
   return reply.code(201).send({ success: true, data: { message } })
 })
 
-app.listen({ port: Number(process.env.PORT ?? 3101), host: '127.0.0.1' }).catch((err) => {
+app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).catch((err) => {
   console.error(err)
   process.exit(1)
 })

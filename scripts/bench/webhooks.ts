@@ -4,7 +4,8 @@
 //  1. A dedicated database (BENCH_DB, default seller_api_bench_webhooks; dropped
 //     and recreated, one run per name at a time) is migrated; the service is
 //     built and BENCH_INSTANCES instances (`node dist/server.js`, default 1) start
-//     on it with Redis and their webhook worker, allowed to deliver to 127.0.0.1.
+//     on it with Redis and their webhook worker, allowed to deliver to 127.0.0.1
+//     (scripts/bench/service-instances.ts, shared with bench:delivery).
 //  2. A receiver in this process (node:http on 127.0.0.1) answers 200 at once and
 //     checks every signature (HMAC with node:crypto; the tests use the
 //     standardwebhooks package). BENCH_SHOPS shops (default 20) each get a product
@@ -24,38 +25,36 @@
 //     has them all gives the sustained delivery rate.
 //  5. Prints the figures and the target (p99 ≤ 500 ms at 200 events/s), stops the
 //     instances and drops the database. Exits 1 if an event was lost.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+//
+// Settings: scripts/bench/settings.ts.
 import { createServer as createHttpServer } from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
-import { openDatabase } from '../db/client.js'
-import type { Db } from '../db/client.js'
-import { recordEvent } from '../db/events.js'
-import { seedTaxonomy } from '../db/taxonomy.js'
-import { cpuSeconds, freePort, run, sleep, startServer, stopAllServers, waitReady, type Server } from './bench/processes.js'
+import { openDatabase } from '../../db/client.js'
+import type { Db } from '../../db/client.js'
+import { recordEvent } from '../../db/events.js'
+import { cleanUpOnExit } from './kit.js'
+import { cpuSeconds, sleep, type Server } from './processes.js'
+import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
+import { benchSettings } from './settings.js'
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
-const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_webhooks'
-const RATE = Number(process.env.BENCH_RATE || 200)
-const DURATION_S = Number(process.env.BENCH_DURATION || 30)
-const BACKLOG = Number(process.env.BENCH_BACKLOG || 10_000)
-const INSTANCES = Number(process.env.BENCH_INSTANCES || 1)
-const SHOPS = Number(process.env.BENCH_SHOPS || 20)
+const settings = benchSettings('bench:webhooks')
+const { BENCH_DB } = settings
+const RATE = settings.BENCH_RATE
+const DURATION_S = settings.BENCH_DURATION
+const BACKLOG = settings.BENCH_BACKLOG
+const INSTANCES = settings.BENCH_INSTANCES
+const SHOPS = settings.BENCH_SHOPS
 /** `store`: events recorded by this process through recordEvent; `api`: buyers' purchases through the service. */
-const SOURCE = process.env.BENCH_SOURCE === 'api' ? 'api' : 'store'
-const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
+const SOURCE = settings.BENCH_SOURCE
+const POOL_MAX = settings.DB_POOL_MAX
 const TARGET_P99_MS = 500
 /** Past this everything is torn down. */
 const DEADLINE_MS = 240_000
 
-const benchUrl = (() => { const u = new URL(DATABASE_URL); u.pathname = `/${BENCH_DB}`; return u.toString() })()
-const internalToken = randomBytes(24).toString('hex')
-
 const log = (message: string) => process.stderr.write(`[bench:webhooks] ${message}\n`)
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
 
 /** CPU seconds so far of the instances, and of their Postgres backends (Postgres must be local). */
 async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres: number }> {
@@ -67,10 +66,6 @@ async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres
   }
 }
 
-function percentile (sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
-}
-
 // ---------------------------------------------------------------- the receiver
 
 interface Arrival { receivedAt: number, createdAt: number }
@@ -78,14 +73,6 @@ const arrivals = new Map<string, Arrival>()
 let badSignatures = 0
 /** Signing secrets by receiver path (/s/<shop index>). */
 const secrets = new Map<string, Buffer>()
-
-function signatureValid (key: Buffer, headers: Record<string, string | string[] | undefined>, body: string): boolean {
-  const expected = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`).digest()
-  return String(headers['webhook-signature']).split(' ').some((entry) => {
-    const given = Buffer.from(entry.slice(3), 'base64')
-    return entry.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected)
-  })
-}
 
 const receiver = createHttpServer((req, res) => {
   const chunks: Buffer[] = []
@@ -103,68 +90,24 @@ const receiver = createHttpServer((req, res) => {
 
 // ---------------------------------------------------------------- the service
 
-const instances: Server[] = []
-
-function startInstance (port: number): Server {
-  const instance = startServer(`instance ${instances.length + 1}`, ['dist/server.js'], {
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: benchUrl,
-    REDIS_URL,
-    REDIS_PREFIX: `${BENCH_DB}:`,
-    INTERNAL_TOKEN: internalToken,
-    DB_POOL_MAX: String(POOL_MAX),
-    RATE_LIMIT_MAX: '1000000000',
-    LOG_LEVEL: 'warn',
-    // The receiver is plain http:// on 127.0.0.1.
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE: 'true'
-  }, port, 'shop-seller-api')
-  instances.push(instance)
-  return instance
-}
-
-async function call (instance: Server, method: string, path: string, auth: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const json = await res.json() as { data: any }
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-  return json.data
-}
+const bench = new ServiceInstances({ serverUrl: settings.DATABASE_URL, database: BENCH_DB, keepDatabase: settings.BENCH_KEEP_DB, redisUrl: settings.REDIS_URL, poolMax: POOL_MAX, log }, receiver)
+const { instances, internalToken } = bench
+const benchUrl = bench.url
 
 interface Shop { shopId: string, productId: string, fieldId: string, eventData: unknown }
 
 async function setUpShops (instance: Server, receiverPort: number): Promise<Shop[]> {
   const shops: Shop[] = []
   for (let i = 0; i < SHOPS; i++) {
-    const { shop } = await call(instance, 'POST', '/internal/v1/shops', internalToken, { name: `Bench shop ${i}` })
-    const { secret: apiKey } = await call(instance, 'POST', `/internal/v1/shops/${shop.id}/api-keys`, internalToken, { name: 'bench' })
-    const { categories } = await call(instance, 'GET', '/v1/categories', apiKey)
-    const { product } = await call(instance, 'POST', '/v1/products', apiKey, {
-      categoryId: categories[0].id,
-      title: `Steam key ${i}`,
-      description: 'Global key.',
-      isActive: true,
-      external: true,
-      currencyRateId: '',
-      price: 499.9,
-      imageId: '',
-      employeeReward: { type: 'percent', value: 0 },
-      fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }],
-      filters: []
-    })
+    const { shopId, apiKey, product } = await bench.createShop(instance, i)
     const path = `/s/${i}`
-    const { secret } = await call(instance, 'POST', '/v1/webhook-endpoints', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
+    const { secret } = await bench.call(instance, 'POST', '/v1/webhook-endpoints', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
     secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
     // One real purchase gives the data of the events the store source records.
-    const { order } = await call(instance, 'POST', '/internal/v1/orders', internalToken, {
+    const { order } = await bench.call(instance, 'POST', '/internal/v1/orders', internalToken, {
       productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'buyer@example.com' }]
     })
-    shops.push({ shopId: shop.id, productId: product.id, fieldId: product.fields[0].id, eventData: { order } })
+    shops.push({ shopId, productId: product.id, fieldId: product.fields[0].id, eventData: { order } })
   }
   return shops
 }
@@ -192,7 +135,7 @@ function storeSource (db: Db, shops: Shop[]): EventSource {
 function apiSource (shops: Shop[]): EventSource {
   return async (n) => {
     const shop = shops[n % shops.length]
-    await call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
+    await bench.call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
       productId: shop.productId, quantity: 1, fieldValues: [{ fieldId: shop.fieldId, value: `buyer${n}@example.com` }]
     })
     return {}
@@ -278,54 +221,10 @@ async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
 
 // ---------------------------------------------------------------- main
 
-let monitor: postgres.Sql | undefined
-let ownDatabase = false
-let cleaning: Promise<void> | null = null
-function cleanup (): Promise<void> {
-  cleaning ??= (async () => {
-    await stopAllServers()
-    receiver.close()
-    if (ownDatabase && process.env.BENCH_KEEP_DB !== '1') {
-      try { await monitor?.unsafe(`drop database if exists "${BENCH_DB}" with (force)`) } catch (err) { log(`could not drop ${BENCH_DB}: ${(err as Error).message}`) }
-    }
-    await monitor?.end({ timeout: 2 })
-  })()
-  return cleaning
-}
-
 async function main () {
-  const deadline = setTimeout(() => {
-    log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
-    cleanup().finally(() => process.exit(2))
-  }, DEADLINE_MS)
-  deadline.unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
-
-  monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
-  const [{ locked }] = await monitor<Array<{ locked: boolean }>>`select pg_try_advisory_lock(7311, hashtext(${BENCH_DB})) as locked`
-  if (!locked) throw new Error(`another bench is using ${BENCH_DB} right now; wait for it (or set BENCH_DB)`)
-  ownDatabase = true
-  await monitor.unsafe(`drop database if exists "${BENCH_DB}" with (force)`)
-  await monitor.unsafe(`create database "${BENCH_DB}"`)
-
-  log(`building the service and migrating ${BENCH_DB}`)
-  await Promise.all([
-    (async () => {
-      const database = await openDatabase({ url: benchUrl, poolMax: 2 })
-      try {
-        await database.migrate()
-        await seedTaxonomy(database.db)
-      } finally {
-        await database.close()
-      }
-    })(),
-    run('npm', ['run', 'build'])
-  ])
-
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  const receiverPort = (receiver.address() as { port: number }).port
-  for (let i = 0; i < INSTANCES; i++) startInstance(await freePort())
-  await Promise.all(instances.map((instance) => waitReady(instance)))
+  cleanUpOnExit(DEADLINE_MS, () => bench.cleanup())
+  const receiverPort = await bench.start(INSTANCES)
+  const monitor = bench.monitor!
   const shops = await setUpShops(instances[0], receiverPort)
   log(`${elapsed()} ${INSTANCES} instance(s) up, ${SHOPS} shops with an endpoint each; load average ${loadAverage()}`)
 
@@ -343,7 +242,7 @@ async function main () {
   const backlog = await backlogDrain(sql).finally(() => sql.end({ timeout: 2 }))
   const cpuBacklog = await cpuUsed(monitor)
   const loadAfter = loadAverage()
-  await cleanup()
+  await bench.cleanup()
 
   const ms = (value: number) => `${Math.round(value)} ms`
   const perEvent = (from: { node: number, postgres: number }, to: { node: number, postgres: number }, events: number) =>
@@ -368,6 +267,6 @@ async function main () {
 
 main().then(() => process.exit(0), async (err) => {
   log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
-  await cleanup()
+  await bench.cleanup()
   process.exit(1)
 })

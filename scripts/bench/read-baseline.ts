@@ -3,17 +3,18 @@
 // postgres.js with the service's pool size: per request the key lookup by SHA-256
 // hash (the service skips it for keys it has cached), then the page query, the
 // very SQL of db/orders.ts listOrders and db/messages.ts listMessages, answered
-// with the same JSON envelope. scripts/bench.ts transpiles and starts it as a
+// with the same JSON envelope. scripts/bench/main.ts transpiles and starts it as a
 // child process; it is not part of the service.
 //
-// Env: PORT, DATABASE_URL, DB_POOL_MAX (default 10), BENCH_BASELINE_PREPARE (`0`:
-// unnamed statements, parsed and planned on every call).
+// Env, all set by scripts/bench/main.ts from its validated settings
+// (scripts/bench/settings.ts): PORT, DATABASE_URL, DB_POOL_MAX,
+// BENCH_BASELINE_PREPARE (`0`: unnamed statements, parsed and planned on every call).
 import { createHash } from 'node:crypto'
 import Fastify from 'fastify'
 import postgres from 'postgres'
 
-const sql = postgres(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', {
-  max: Number(process.env.DB_POOL_MAX ?? 10),
+const sql = postgres(process.env.DATABASE_URL!, {
+  max: Number(process.env.DB_POOL_MAX),
   prepare: process.env.BENCH_BASELINE_PREPARE !== '0',
   onnotice: () => {},
   connection: { application_name: 'seller-api-bench-baseline' }
@@ -84,7 +85,7 @@ app.get('/v1/orders/:id/messages', async (request, reply) => {
   return { success: true, data: { messages, nextCursor: messages.at(-1)?.createdAt ?? cursor } }
 })
 
-app.listen({ port: Number(process.env.PORT ?? 3100), host: '127.0.0.1' }).catch((err) => {
+app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' }).catch((err) => {
   console.error(err)
   process.exit(1)
 })

@@ -8,8 +8,8 @@
 //     a 10 k and a 1 M orders database with the same 100 measured shops, and
 //     the embedded default's data directory (demo shop, 10 000 paid orders).
 //  2. Builds the service and starts it on each of them (Postgres ones with
-//     Redis), plus the read baseline (scripts/bench-baseline.ts) and the write
-//     baseline (scripts/bench-write-baseline.ts) on the main database.
+//     Redis), plus the read baseline (scripts/bench/read-baseline.ts) and the write
+//     baseline (scripts/bench/write-baseline.ts) on the main database.
 //  3. Warms every server up, then per run, with autocannon: reads (orders list,
 //     messages poll) and writes (take, deliver, cancel, POST message, each with
 //     an Idempotency-Key), baseline against service; the orders list of the big
@@ -21,54 +21,43 @@
 //     service while the orders list and the chat post are measured again.
 //  4. Prints each run's measurements, then every target with PASS / FAIL.
 //
-// Env: DATABASE_URL, REDIS_URL (local Postgres and Redis by default), DB_POOL_MAX
-// (10, every server), BENCH_RUNS (3), BENCH_DURATION (6 s measured per side of
-// a read comparison: reads, backlog, table size), BENCH_SHORT_DURATION (3 s per
-// side of the writes and the embedded measurement), BENCH_CONNECTIONS (32), BENCH_WRITE_ORDERS (15 000 orders per
-// write measurement), BENCH_ONLY (some of reads,writes,backlog,table,embedded,held),
-// BENCH_DB (seller_api_bench; _10k and _1m are added for the table-size pair),
-// BENCH_NODE_ARGS (extra node flags for every server, e.g. --cpu-prof),
-// BENCH_BASELINE_PREPARE=0 (read baseline without named statements),
-// BENCH_KEEP_DB=1 (leave the databases for EXPLAIN and the like),
-// BENCH_POOLER_URL (a transaction pooler in front of DATABASE_URL's server, e.g.
-// PgBouncer: the main service's requests go through it, its session work to
-// DATABASE_URL; the baselines stay direct; docs/performance.md, "Behind PgBouncer").
+// Settings: scripts/bench/settings.ts (DATABASE_URL, REDIS_URL, DB_POOL_MAX,
+// BENCH_RUNS, BENCH_DURATION, BENCH_ONLY, …); BENCH_DB gets _10k and _1m added for
+// the table-size pair; with BENCH_POOLER_URL the baselines stay direct.
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
-import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './bench/load.js'
+import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './load.js'
 import {
   freePort, killAllServers, log, peakRssMb, run, sleep, startServer, stopAllServers, transpiled, waitReady, type Server
-} from './bench/processes.js'
-import { startBots } from './bench/long-polls.js'
-import { runTable, targetTable, type RunResult } from './bench/report.js'
-import { benchStock, stockReport, type StockBenchResult } from './bench/stock.js'
+} from './processes.js'
+import { startBots } from './long-polls.js'
+import { runTable, targetTable, type RunResult } from './report.js'
+import { benchSettings, scenariosOf, type Scenario } from './settings.js'
+import { benchStock, stockReport, type StockBenchResult } from './stock.js'
 import {
   CURSOR_AFTER_MESSAGE, MESSAGES_PER_POLLED_ORDER, createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize,
   writeOps, type MainFixtures, type WriteOp, type WriteTarget
-} from './bench/seed.js'
+} from './seed.js'
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
-const BENCH_POOLER_URL = process.env.BENCH_POOLER_URL || ''
-const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench'
-const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
-const RUNS = Number(process.env.BENCH_RUNS || 3)
-const DURATION_S = Number(process.env.BENCH_DURATION || 6)
-const SHORT_S = Number(process.env.BENCH_SHORT_DURATION || 3)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32)
+const settings = benchSettings('bench')
+const { DATABASE_URL, REDIS_URL, BENCH_POOLER_URL, BENCH_DB } = settings
+const POOL_MAX = settings.DB_POOL_MAX
+const RUNS = settings.BENCH_RUNS
+const DURATION_S = settings.BENCH_DURATION
+const SHORT_S = settings.BENCH_SHORT_DURATION
+const CONNECTIONS = settings.BENCH_CONNECTIONS
 /** The measured seconds are cut into slices, the two sides of a comparison taking turns. */
 const SLICES = 6
 const SHORT_SLICES = 3
-const WRITE_ORDERS = Number(process.env.BENCH_WRITE_ORDERS || 15_000)
-const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock'] as const
+const WRITE_ORDERS = settings.BENCH_WRITE_ORDERS
 /** Long polls held on the service during the `held` measurements: 5 bots on each of the 1 000 reader shops. */
 const BOTS_PER_SHOP = 5
-const ONLY = new Set((process.env.BENCH_ONLY || SCENARIOS.join(',')).split(',').map((s) => s.trim()))
-const wants = (scenario: typeof SCENARIOS[number]) => ONLY.has(scenario)
+const ONLY = scenariosOf(settings.BENCH_ONLY)
+const wants = (scenario: Scenario) => ONLY.has(scenario)
 const MEASURED_SHOPS = 100
 const EMBEDDED_PAID = 10_000
 /** Past this everything is torn down: generous, a run takes about two minutes. */
@@ -196,7 +185,7 @@ function cleanup (): Promise<void> {
     await stopAllServers()
     if (ownDatabases) await dropRedisKeys().catch((err: Error) => log(`could not drop the bench's Redis keys: ${err.message}`))
     if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true })
-    if (ownDatabases && process.env.BENCH_KEEP_DB !== '1') {
+    if (ownDatabases && !settings.BENCH_KEEP_DB) {
       for (const database of Object.values(databases)) {
         try { await dropDatabase(DATABASE_URL, database) } catch (err) { log(`could not drop ${database}: ${(err as Error).message}`) }
       }
@@ -219,23 +208,23 @@ function serviceEnv (port: number, extra: Record<string, string>): Record<string
     INTERNAL_TOKEN: 'bench-internal-token-0123456789',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // On a machine busier than the bench (0 turns shedding off), so the preflight is not refused.
-    ...(process.env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS ? { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: process.env.PRESSURE_MAX_EVENT_LOOP_DELAY_MS } : {}),
+    ...(settings.PRESSURE_MAX_EVENT_LOOP_DELAY_MS === undefined ? {} : { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: String(settings.PRESSURE_MAX_EVENT_LOOP_DELAY_MS) }),
     ...extra
   }
 }
 
+const nodeArgs = settings.BENCH_NODE_ARGS.split(' ').filter(Boolean)
+
 async function startService (name: string, extra: Record<string, string>, applicationName: string | null): Promise<Server> {
   const port = await freePort()
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
   return startServer(name, [...nodeArgs, 'dist/server.js'], serviceEnv(port, extra), port, applicationName)
 }
 
 async function startBaseline (name: string, file: string, applicationName: string): Promise<Server> {
   const port = await freePort()
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
   return startServer(name, [...nodeArgs, '--input-type=module', '--eval', transpiled(file)], {
     NODE_ENV: 'production',
-    BENCH_BASELINE_PREPARE: process.env.BENCH_BASELINE_PREPARE ?? '1',
+    BENCH_BASELINE_PREPARE: settings.BENCH_BASELINE_PREPARE ? '1' : '0',
     PORT: String(port),
     DATABASE_URL: databaseUrl(DATABASE_URL, databases.main),
     DB_POOL_MAX: String(POOL_MAX)
@@ -279,8 +268,8 @@ async function main () {
     ? { DATABASE_URL: databaseUrl(BENCH_POOLER_URL, databases.main), DATABASE_DIRECT_URL: databaseUrl(DATABASE_URL, databases.main) }
     : {}
   const service = mainNeeded ? await startService('service', { ...withRedis(databases.main, redisPrefixes.main), ...throughPooler }, 'shop-seller-api') : null
-  const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'bench-baseline.ts', 'seller-api-bench-baseline') : null
-  const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'bench-write-baseline.ts', 'seller-api-bench-write-baseline') : null
+  const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'read-baseline.ts', 'seller-api-bench-baseline') : null
+  const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'write-baseline.ts', 'seller-api-bench-write-baseline') : null
   const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small), 'shop-seller-api') : null
   const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large), 'shop-seller-api') : null
   const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }, null) : null
@@ -292,7 +281,7 @@ async function main () {
 
   redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
   await redis.connect().catch(() => { redis = null })
-  const settings: LoadSettings = { connections: CONNECTIONS, monitor, redis }
+  const loadSettings: LoadSettings = { connections: CONNECTIONS, monitor, redis }
   const reads: Schedule = { warmupS: 1, slices: SLICES, sliceS: DURATION_S / SLICES }
   const others: Schedule = { warmupS: 0.5, slices: SHORT_SLICES, sliceS: SHORT_S / SHORT_SLICES }
   const on = (server: Server, database: string, workload: Workload): Side => ({ server, database, workload })
@@ -306,7 +295,7 @@ async function main () {
   if (large && largeKeys) warmups.push(on(large, databases.large, ordersList('warm-up', largeKeys)))
   if (embedded && embeddedKey) warmups.push(on(embedded, '', ordersList('warm-up', [embeddedKey])))
   if (warmups.length > 0) {
-    await measureSides(warmups, { warmupS: 0, slices: 1, sliceS: 3 }, settings)
+    await measureSides(warmups, { warmupS: 0, slices: 1, sliceS: 3 }, loadSettings)
     log(`${elapsed()} warmed up`)
   }
 
@@ -319,7 +308,7 @@ async function main () {
     log(`${elapsed()} run ${index} of ${RUNS}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
     // Who goes first alternates between runs.
     const pair = async (a: Side, b: Side, schedule: Schedule) => {
-      const [x, y] = await measureSides(index % 2 ? [a, b] : [b, a], schedule, settings)
+      const [x, y] = await measureSides(index % 2 ? [a, b] : [b, a], schedule, loadSettings)
       return index % 2 ? { baseline: x, service: y } : { baseline: y, service: x }
     }
     if (wants('reads') && baseline && service && fixtures) {
@@ -341,21 +330,21 @@ async function main () {
       const [big, smallQueue] = await measureSides([
         on(service, main, ordersList('list, big queue', [fixtures.backlog.big])),
         on(service, main, ordersList('list, small queue', [fixtures.backlog.small]))
-      ], reads, settings)
+      ], reads, loadSettings)
       result.backlog = { big, small: smallQueue }
     }
     if (small && large && smallKeys && largeKeys) {
       const [atLarge, atSmall] = await measureSides([
         on(large, databases.large, ordersList('list, 1 M table', largeKeys)),
         on(small, databases.small, ordersList('list, 10 k table', smallKeys))
-      ], reads, settings)
+      ], reads, loadSettings)
       result.tableSize = { large: atLarge, small: atSmall }
     }
-    if (embedded && embeddedKey) [result.embedded] = await measureSides([on(embedded, '', ordersList('list, embedded', [embeddedKey]))], others, settings)
+    if (embedded && embeddedKey) [result.embedded] = await measureSides([on(embedded, '', ordersList('list, embedded', [embeddedKey]))], others, loadSettings)
     if (wants('held') && service && baseline && writeBaseline && fixtures) {
       // The events feed and the hot path together: idle long polls held on the service
       // (GET /v1/events, each bot following its shop's feed), the read and a write measured again.
-      const bots = await startBots(service, fixtures.readers, BOTS_PER_SHOP)
+      const bots = await startBots(service, fixtures.readers, BOTS_PER_SHOP, settings.BENCH_BOT_WAVE_PAUSE_MS)
       try {
         const polls = bots.held()
         log(`${elapsed()} ${polls} long polls held on the service`)
@@ -372,7 +361,7 @@ async function main () {
       await sleep(1000)
     }
     // The stock path (scripts/bench/stock.ts): in this process, on a database of its own.
-    if (wants('stock')) stockResults.push(await benchStock(DATABASE_URL, `${BENCH_DB}_stock`, { poolMax: POOL_MAX, concurrency: CONNECTIONS, sliceMs: SHORT_S * 1000 / SHORT_SLICES, slices: 2 * SHORT_SLICES }))
+    if (wants('stock')) stockResults.push(await benchStock(DATABASE_URL, `${BENCH_DB}_stock`, { poolMax: POOL_MAX, concurrency: CONNECTIONS, sliceMs: SHORT_S * 1000 / SHORT_SLICES, slices: 2 * SHORT_SLICES, keepDatabase: settings.BENCH_KEEP_DB }))
     clearInterval(sampler)
     result.load.after = os.loadavg()[0]
     results.push(result)

@@ -5,7 +5,8 @@
 //  1. A dedicated database (BENCH_DB, default seller_api_bench_delivery; dropped
 //     and recreated) is migrated; the service is built and BENCH_INSTANCES
 //     instances (`node dist/server.js`, default 2) start on it with Redis, allowed
-//     to ask 127.0.0.1.
+//     to ask 127.0.0.1 (scripts/bench/service-instances.ts, shared with
+//     bench:webhooks).
 //  2. A receiver in this process checks every signature (HMAC with node:crypto)
 //     and answers `{"values": [...]}` after BENCH_ANSWER_MS (default 20 ms).
 //     BENCH_SHOPS shops (default 20) each get a product with `autoDelivery:
@@ -20,50 +21,40 @@
 //     transaction; the time until the last is delivered gives the rate.
 //  5. Prints the figures and the target (p99 ≤ 250 ms at 100 purchases/s on two
 //     instances), stops the instances and drops the database.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+//
+// Settings: scripts/bench/settings.ts.
+import { randomBytes } from 'node:crypto'
 import { createServer as createHttpServer } from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
-import { openDatabase } from '../db/client.js'
-import { orderJson } from '../db/stock-delivery.js'
-import { isoTime } from '../db/stock-statements.js'
-import { seedTaxonomy } from '../db/taxonomy.js'
-import { freePort, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './bench/processes.js'
+import { orderJson } from '../../db/stock-delivery.js'
+import { isoTime } from '../../db/stock-statements.js'
+import { cleanUpOnExit } from './kit.js'
+import { sleep, stopServer, type Server } from './processes.js'
+import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
+import { benchSettings } from './settings.js'
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
-const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_delivery'
-const RATE = Number(process.env.BENCH_RATE || 100)
-const DURATION_S = Number(process.env.BENCH_DURATION || 20)
-const BACKLOG = Number(process.env.BENCH_BACKLOG || 5000)
-const INSTANCES = Number(process.env.BENCH_INSTANCES || 2)
-const SHOPS = Number(process.env.BENCH_SHOPS || 20)
-const ANSWER_MS = Number(process.env.BENCH_ANSWER_MS || 20)
-const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
+const settings = benchSettings('bench:delivery')
+const { BENCH_DB } = settings
+const RATE = settings.BENCH_RATE
+const DURATION_S = settings.BENCH_DURATION
+const BACKLOG = settings.BENCH_BACKLOG
+const INSTANCES = settings.BENCH_INSTANCES
+const SHOPS = settings.BENCH_SHOPS
+const ANSWER_MS = settings.BENCH_ANSWER_MS
+const POOL_MAX = settings.DB_POOL_MAX
 const TARGET_P99_MS = 250
 const DEADLINE_MS = 240_000
 
-const benchUrl = (() => { const u = new URL(DATABASE_URL); u.pathname = `/${BENCH_DB}`; return u.toString() })()
-const internalToken = randomBytes(24).toString('hex')
 const log = (message: string) => process.stderr.write(`[bench:delivery] ${message}\n`)
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
-const percentile = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
 
 // ---------------------------------------------------------------- the receiver
 
 const secrets = new Map<string, Buffer>()
 let badSignatures = 0
 let requests = 0
-
-function signatureValid (key: Buffer, headers: Record<string, string | string[] | undefined>, body: string): boolean {
-  const expected = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`).digest()
-  return String(headers['webhook-signature']).split(' ').some((entry) => {
-    const given = Buffer.from(entry.slice(3), 'base64')
-    return entry.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected)
-  })
-}
 
 const receiver = createHttpServer((req, res) => {
   const chunks: Buffer[] = []
@@ -87,62 +78,18 @@ const receiver = createHttpServer((req, res) => {
 
 // ---------------------------------------------------------------- the service
 
-const instances: Server[] = []
-
-function startInstance (port: number): Server {
-  const instance = startServer(`instance ${instances.length + 1}`, ['dist/server.js'], {
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: benchUrl,
-    REDIS_URL,
-    REDIS_PREFIX: `${BENCH_DB}:`,
-    INTERNAL_TOKEN: internalToken,
-    DB_POOL_MAX: String(POOL_MAX),
-    RATE_LIMIT_MAX: '1000000000',
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE: 'true'
-  }, port, 'shop-seller-api')
-  instances.push(instance)
-  return instance
-}
-
-async function call (instance: Server, method: string, path: string, auth: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const json = await res.json() as { data: any }
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-  return json.data
-}
+const bench = new ServiceInstances({ serverUrl: settings.DATABASE_URL, database: BENCH_DB, keepDatabase: settings.BENCH_KEEP_DB, redisUrl: settings.REDIS_URL, poolMax: POOL_MAX, log }, receiver)
+const { instances, internalToken } = bench
 
 interface Shop { productId: string, fieldId: string }
 
 async function setUpShops (instance: Server, receiverPort: number): Promise<Shop[]> {
   const shops: Shop[] = []
   for (let i = 0; i < SHOPS; i++) {
-    const { shop } = await call(instance, 'POST', '/internal/v1/shops', internalToken, { name: `Bench shop ${i}` })
-    const { secret: apiKey } = await call(instance, 'POST', `/internal/v1/shops/${shop.id}/api-keys`, internalToken, { name: 'bench' })
-    const { categories } = await call(instance, 'GET', '/v1/categories', apiKey)
-    const { product } = await call(instance, 'POST', '/v1/products', apiKey, {
-      categoryId: categories[0].id,
-      title: `Steam key ${i}`,
-      description: 'Global key.',
-      isActive: true,
-      external: true,
-      currencyRateId: '',
-      price: 499.9,
-      imageId: '',
-      employeeReward: { type: 'percent', value: 0 },
-      fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }],
-      filters: []
-    })
-    await call(instance, 'PATCH', `/v1/products/${product.id}/stock`, apiKey, { autoDelivery: 'endpoint' })
+    const { apiKey, product } = await bench.createShop(instance, i)
+    await bench.call(instance, 'PATCH', `/v1/products/${product.id}/stock`, apiKey, { autoDelivery: 'endpoint' })
     const path = `/s/${i}`
-    const { secret } = await call(instance, 'PUT', '/v1/delivery-endpoint', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
+    const { secret } = await bench.call(instance, 'PUT', '/v1/delivery-endpoint', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
     secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
     shops.push({ productId: product.id, fieldId: product.fields[0].id })
   }
@@ -159,7 +106,7 @@ async function steadyLoad (sql: postgres.Sql, shops: Shop[]) {
   const purchase = async (n: number) => {
     const shop = shops[n % shops.length]
     try {
-      const { order } = await call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
+      const { order } = await bench.call(instances[n % instances.length], 'POST', '/internal/v1/orders', internalToken, {
         productId: shop.productId, quantity: 1, fieldValues: [{ fieldId: shop.fieldId, value: `buyer${n}@example.com` }]
       })
       orderIds.push(order.id)
@@ -216,58 +163,13 @@ async function backlogDrain (sql: postgres.Sql) {
 
 // ---------------------------------------------------------------- main
 
-let monitor: postgres.Sql | undefined
-let ownDatabase = false
-let cleaning: Promise<void> | null = null
-function cleanup (): Promise<void> {
-  cleaning ??= (async () => {
-    await stopAllServers()
-    receiver.close()
-    if (ownDatabase && process.env.BENCH_KEEP_DB !== '1') {
-      try { await monitor?.unsafe(`drop database if exists "${BENCH_DB}" with (force)`) } catch (err) { log(`could not drop ${BENCH_DB}: ${(err as Error).message}`) }
-    }
-    await monitor?.end({ timeout: 2 })
-  })()
-  return cleaning
-}
-
 async function main () {
-  const deadline = setTimeout(() => {
-    log(`over the ${DEADLINE_MS / 1000} s budget: stopping`)
-    cleanup().finally(() => process.exit(2))
-  }, DEADLINE_MS)
-  deadline.unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
-
-  monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
-  const [{ locked }] = await monitor<Array<{ locked: boolean }>>`select pg_try_advisory_lock(7311, hashtext(${BENCH_DB})) as locked`
-  if (!locked) throw new Error(`another bench is using ${BENCH_DB} right now; wait for it (or set BENCH_DB)`)
-  ownDatabase = true
-  await monitor.unsafe(`drop database if exists "${BENCH_DB}" with (force)`)
-  await monitor.unsafe(`create database "${BENCH_DB}"`)
-
-  log(`building the service and migrating ${BENCH_DB}`)
-  await Promise.all([
-    (async () => {
-      const database = await openDatabase({ url: benchUrl, poolMax: 2 })
-      try {
-        await database.migrate()
-        await seedTaxonomy(database.db)
-      } finally {
-        await database.close()
-      }
-    })(),
-    run('npm', ['run', 'build'])
-  ])
-
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  const receiverPort = (receiver.address() as { port: number }).port
-  for (let i = 0; i < INSTANCES; i++) startInstance(await freePort())
-  await Promise.all(instances.map((instance) => waitReady(instance)))
+  cleanUpOnExit(DEADLINE_MS, () => bench.cleanup())
+  const receiverPort = await bench.start(INSTANCES)
   const shops = await setUpShops(instances[0], receiverPort)
   log(`${elapsed()} ${INSTANCES} instance(s) up, ${SHOPS} shops with a delivery endpoint each; load average ${loadAverage()}`)
 
-  const sql = postgres(benchUrl, { max: 2, onnotice: () => {} })
+  const sql = postgres(bench.url, { max: 2, onnotice: () => {} })
   try {
     const loadBefore = loadAverage()
     const steady = await steadyLoad(sql, shops)
@@ -296,12 +198,12 @@ async function main () {
     if (steady.undelivered > 0 || backlog.left > 0 || badSignatures > 0) throw new Error('orders were left undelivered or requests badly signed')
   } finally {
     await sql.end({ timeout: 2 })
-    await cleanup()
+    await bench.cleanup()
   }
 }
 
 main().then(() => process.exit(0), async (err) => {
   log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
-  await cleanup()
+  await bench.cleanup()
   process.exit(1)
 })

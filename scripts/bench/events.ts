@@ -21,28 +21,29 @@
 //  6. The orders list once more with the polls held, then without them.
 //  7. Prints the figures and the targets, stops the servers, drops the database.
 //
-// Env: DATABASE_URL, REDIS_URL, DB_POOL_MAX (follower and writer, default 10),
-// BENCH_DB (default seller_api_bench_events), BENCH_CONNECTIONS (orders list,
-// default 16), BENCH_DURATION (seconds per orders-list run, default 10),
-// BENCH_EVENT_RATE (purchases/s, default 100), BENCH_EVENT_SECONDS (default 20),
-// BENCH_BOTS_PER_SHOP (default 5), BENCH_KEEP_DB=1.
+// Settings: scripts/bench/settings.ts (DATABASE_URL, REDIS_URL, DB_POOL_MAX of the
+// follower and the writer, BENCH_DB, BENCH_CONNECTIONS and BENCH_DURATION of the
+// orders list, BENCH_EVENT_RATE, BENCH_EVENT_SECONDS, BENCH_BOTS_PER_SHOP, …).
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import postgres from 'postgres'
-import { EVENTS_CHANNEL } from '../db/events.js'
-import { Notifier, payloadsOf } from '../db/notifications.js'
+import { EVENTS_CHANNEL } from '../../db/events.js'
+import { Notifier, payloadsOf } from '../../db/notifications.js'
 import {
-  autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, POOL_MAX, REDIS_URL, run, SHOPS, sleep, stopAllServers,
+  autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, run, SHOPS, sleep, stopAllServers,
   startServer, waitReady, type BenchDatabase, type Server
-} from './bench-kit.js'
-import { startBots, type Bots } from './bench/long-polls.js'
+} from './kit.js'
+import { startBots, type Bots } from './long-polls.js'
+import { benchSettings } from './settings.js'
 
-const BENCH_DB = process.env.BENCH_DB || 'seller_api_bench_events'
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16)
-const DURATION_S = Number(process.env.BENCH_DURATION || 10)
-const EVENT_RATE = Number(process.env.BENCH_EVENT_RATE || 100)
-const EVENT_SECONDS = Number(process.env.BENCH_EVENT_SECONDS || 20)
-const BOTS_PER_SHOP = Number(process.env.BENCH_BOTS_PER_SHOP || 5)
+const settings = benchSettings('bench:events')
+const { BENCH_DB, REDIS_URL } = settings
+const POOL_MAX = settings.DB_POOL_MAX
+const CONNECTIONS = settings.BENCH_CONNECTIONS
+const DURATION_S = settings.BENCH_DURATION
+const EVENT_RATE = settings.BENCH_EVENT_RATE
+const EVENT_SECONDS = settings.BENCH_EVENT_SECONDS
+const BOTS_PER_SHOP = settings.BENCH_BOTS_PER_SHOP
 const NOTIFY_WRITERS = 20
 const NOTIFY_SECONDS = 5
 const INTERNAL_TOKEN = 'bench-internal-token-0123456789'
@@ -244,7 +245,7 @@ async function main () {
   cleanUpOnExit(DEADLINE_MS, cleanup)
   const loads = [loadAverage()]
 
-  database = await claimBenchDatabase(BENCH_DB)
+  database = await claimBenchDatabase(settings.DATABASE_URL, BENCH_DB, settings.BENCH_KEEP_DB)
   log(`building the service and seeding ${BENCH_DB}`)
   const [fixtures] = await Promise.all([database.seed(), run('npm', ['run', 'build'])])
   const sql = postgres(database.url, { max: 1, onnotice: () => {} })
@@ -275,7 +276,7 @@ async function main () {
   const orders: OrdersRun[] = []
   orders.push(await ordersRun(follower, fixtures.secrets, 'without long polls (1)'))
   const idle = memory(follower.child.pid!)
-  bots = await startBots(follower, fixtures.secrets, BOTS_PER_SHOP)
+  bots = await startBots(follower, fixtures.secrets, BOTS_PER_SHOP, settings.BENCH_BOT_WAVE_PAUSE_MS)
   const held = memory(follower.child.pid!)
   log(`${elapsed()} ${bots.held()} long polls held; follower RSS ${held.rssMb.toFixed(0)} MB`)
   orders.push(await ordersRun(follower, fixtures.secrets, `with ${bots.held()} long polls (1)`))

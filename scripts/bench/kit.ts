@@ -1,21 +1,17 @@
-// Shared by the benchmarks (`npm run bench`, `npm run bench:events`): settings,
-// autocannon, starting and stopping servers, a process's CPU and memory, and the
-// bench database (claimed under an advisory lock, seeded with the main bench's
-// reader shops from scripts/bench/seed.ts, dropped at the end). See docs/performance.md.
+// Shared by the benchmarks besides `npm run bench`'s own modules: for
+// `npm run bench:events`, autocannon, starting and stopping servers, a process's
+// memory, and the bench database (claimed under an advisory lock, seeded with the
+// main bench's reader shops from scripts/bench/seed.ts, dropped at the end); for
+// it, bench:webhooks and bench:delivery, the teardown on a signal or past the
+// deadline (cleanUpOnExit). See docs/performance.md.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import postgres from 'postgres'
-import { killAllServers, log } from './bench/processes.js'
-import { createDatabase, dropDatabase, READER_SHOPS, seedReaders } from './bench/seed.js'
+import { killAllServers, log } from './processes.js'
+import { createDatabase, databaseUrl, dropDatabase, READER_SHOPS, seedReaders } from './seed.js'
 
 // Processes (start, wait, stop, CPU) are the main bench's: one copy for every benchmark.
-export { cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './bench/processes.js'
-
-// ---------------------------------------------------------------- settings
-
-export const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres'
-export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
-export const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
+export { cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './processes.js'
 
 /** The seeded shops (scripts/bench/seed.ts seedReaders): one key each, 120 orders each, chats. */
 export const SHOPS = READER_SHOPS
@@ -84,7 +80,7 @@ export interface BenchDatabase {
   monitor: postgres.Sql
   /** Creates (or recreates) the database, migrates and seeds it. */
   seed: () => Promise<Fixtures>
-  /** Drops the database (unless BENCH_KEEP_DB=1) and gives up the claim. */
+  /** Drops the database (unless `keep`: BENCH_KEEP_DB) and gives up the claim. */
   release: () => Promise<void>
 }
 
@@ -93,23 +89,23 @@ export interface BenchDatabase {
  * database under it (and both would measure each other). The session lock lives
  * on the monitor connection until release.
  */
-export async function claimBenchDatabase (name: string): Promise<BenchDatabase> {
-  const monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+export async function claimBenchDatabase (serverUrl: string, name: string, keep: boolean): Promise<BenchDatabase> {
+  const monitor = postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 })
   const [{ locked }] = await monitor<{ locked: boolean }[]>`select pg_try_advisory_lock(7310, hashtext(${name})) as locked`
   if (!locked) {
     await monitor.end({ timeout: 2 })
     throw new Error(`another benchmark is using ${name} right now; wait for it (or set BENCH_DB)`)
   }
-  const url = (() => { const u = new URL(DATABASE_URL); u.pathname = `/${name}`; return u.toString() })()
+  const url = databaseUrl(serverUrl, name)
   return {
     name,
     url,
     monitor,
-    seed: () => createDatabase(DATABASE_URL, name).then(() => seedReaders(url)),
+    seed: () => createDatabase(serverUrl, name).then(() => seedReaders(url)),
     async release () {
       try {
-        if (process.env.BENCH_KEEP_DB === '1') log(`kept database ${name} (BENCH_KEEP_DB=1)`)
-        else await dropDatabase(DATABASE_URL, name)
+        if (keep) log(`kept database ${name} (BENCH_KEEP_DB=1)`)
+        else await dropDatabase(serverUrl, name)
       } catch (err) {
         log(`could not drop ${name}: ${(err as Error).message}`)
       }

@@ -3,9 +3,9 @@
 // /usr/lib/postgresql/*/bin, with pg_stat_statements) and a Redis of its own,
 // each on a free port under a temporary directory, so the counts are the
 // service's alone; runs one service instance in this process against them; and
-// for each operation resets the statistics, runs it BENCH_OPS times and reads
-// statements, rows, WAL bytes and execution time (pg_stat_statements) and
-// commands (Redis INFO commandstats) per operation. Also the connections an
+// for each operation resets the statistics, runs it BENCH_OPS times
+// (scripts/bench/settings.ts) and reads statements, rows, WAL bytes and execution
+// time (pg_stat_statements) and commands (Redis INFO commandstats) per operation. Also the connections an
 // instance opens, idle and busy. Everything is removed at the end.
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
@@ -14,11 +14,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
-import { buildApp } from '../app.js'
-import { loadConfig } from '../plugins/config.js'
-import { freePort, sleep } from './bench/processes.js'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../plugins/config.js'
+import { freePort, sleep } from './processes.js'
+import { benchSettings } from './settings.js'
 
-const OPS = Number(process.env.BENCH_OPS || 200)
+const OPS = benchSettings('bench:capacity').BENCH_OPS
 const TOKEN = 'capacity-internal-token-0123456789'
 const auth = { authorization: `Bearer ${TOKEN}` }
 const pgBin = join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql').sort().at(-1)!, 'bin')
