@@ -8,6 +8,7 @@ import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
 import type { DeliveryCursor, DeliveryRow, DeliveryStatus } from '../schemas/webhooks.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
+import { nowMs } from './sql-time.js'
 
 const deliveryColumns = {
   id: webhookDeliveries.id,
@@ -23,8 +24,6 @@ const deliveryColumns = {
   lastError: webhookDeliveries.lastError,
   createdAt: webhookDeliveries.createdAt
 }
-
-const nowMs = sql`date_trunc('milliseconds', now())`
 
 /** Ends the pending deliveries of an endpoint that was disabled; they stay in the log as failed. */
 export async function failPendingDeliveries (tx: Tx, endpointId: string, reason: string): Promise<void> {

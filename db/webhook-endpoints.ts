@@ -10,6 +10,7 @@ import type { EndpointRow } from '../schemas/webhooks.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { failPendingDeliveries } from './webhook-deliveries.js'
 import { shops, webhookDeliveries, webhookEndpoints } from './schema.js'
+import { nowMs } from './sql-time.js'
 
 export const MAX_ENDPOINTS_PER_SHOP = 10
 /** How long the secret before a rotation still signs. */
@@ -25,8 +26,6 @@ const endpointColumns = {
   createdAt: webhookEndpoints.createdAt,
   updatedAt: webhookEndpoints.updatedAt
 }
-
-const nowMs = sql`date_trunc('milliseconds', now())`
 
 /** Webhook endpoints only: the shop's delivery endpoint (db/delivery-endpoint.ts) is not one. */
 const isWebhookEndpoint = eq(webhookEndpoints.purpose, 'events')
