@@ -11,7 +11,9 @@ import type { Tx } from './client.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
 import { NO_OPTION } from './schema.js'
-import { appendEventRowsCtes, isoTime, run, runPrepared } from './stock-statements.js'
+import { appendEventRowsCtes } from './event-statements.js'
+import { isoTime } from './sql-time.js'
+import { run, runPrepared } from './stock-statements.js'
 
 export type AutoDelivery = 'off' | 'stock' | 'endpoint'
 

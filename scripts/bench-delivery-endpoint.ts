@@ -26,7 +26,7 @@ import os from 'node:os'
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
 import { orderJson } from '../db/stock-delivery.js'
-import { isoTime } from '../db/stock-statements.js'
+import { isoTime } from '../db/sql-time.js'
 import { seedTaxonomy } from '../db/taxonomy.js'
 import { freePort, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './bench/processes.js'
 

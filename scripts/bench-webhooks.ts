@@ -11,10 +11,10 @@
 //     with automation and an endpoint pointing at the receiver.
 //  3. Steady load at BENCH_RATE events per second (default 200) for BENCH_DURATION
 //     seconds (default 30), open loop, spread over the shops. BENCH_SOURCE=store
-//     (default): this process records `order.paid` events through the event
-//     store's recordEvent, in transactions like an order change's (shop row lock,
-//     event row, fan-out to the endpoints), and latency = received at the
-//     receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
+//     (default): this process appends `order.paid` events with the statement
+//     the service's writes append theirs with (db/event-statements.ts: shop row
+//     lock, event row, fan-out to the endpoints; the hint after commit), and
+//     latency = received at the receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
 //     service's operator API (POST /internal/v1/orders, spread over the
 //     instances), and latency = received − the event's createdAt (the start of its
 //     transaction, so a little more than commit → received). Then every event
@@ -30,7 +30,8 @@ import os from 'node:os'
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
 import type { Db } from '../db/client.js'
-import { recordEvent } from '../db/events.js'
+import { appendEventCtes, notifyEvent } from '../db/event-statements.js'
+import { run as runSql } from '../db/stock-statements.js'
 import { seedTaxonomy } from '../db/taxonomy.js'
 import { cpuSeconds, freePort, run, sleep, startServer, stopAllServers, waitReady, type Server } from './bench/processes.js'
 
@@ -42,7 +43,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION || 30)
 const BACKLOG = Number(process.env.BENCH_BACKLOG || 10_000)
 const INSTANCES = Number(process.env.BENCH_INSTANCES || 1)
 const SHOPS = Number(process.env.BENCH_SHOPS || 20)
-/** `store`: events recorded by this process through recordEvent; `api`: buyers' purchases through the service. */
+/** `store`: events appended by this process with the service's statement; `api`: buyers' purchases through the service. */
 const SOURCE = process.env.BENCH_SOURCE === 'api' ? 'api' : 'store'
 const POOL_MAX = Number(process.env.DB_POOL_MAX || 10)
 const TARGET_P99_MS = 500
@@ -179,12 +180,20 @@ interface SteadyResult { sent: number, failed: number, sourceP50: number, source
  */
 type EventSource = (n: number) => Promise<{ eventId?: string, committedAt?: number }>
 
-/** The event store's own transaction (shop row lock, event row, fan-out), as an order change makes it. */
+/** An event of shop $1 with data $2, appended as the service's one-statement writes append theirs. */
+const appendEventSql = `with src as (select $1::uuid as shop_id),
+  ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
+  select s.event_seq as seq from s`
+
+/** The event's statement (shop row lock, event row, fan-out) and its hint after commit, as an order change makes them. */
 function storeSource (db: Db, shops: Shop[]): EventSource {
   return async (n) => {
     const shop = shops[n % shops.length]
-    const event = await db.transaction((tx) => recordEvent(tx, { shopId: shop.shopId, type: 'order.paid', data: shop.eventData }))
-    return { eventId: event.id, committedAt: Date.now() }
+    const [{ seq }] = await runSql<{ seq: string }>(db, appendEventSql, [shop.shopId, JSON.stringify(shop.eventData)])
+    notifyEvent(db, { eventShopId: shop.shopId })
+    const committedAt = Date.now()
+    const [event] = await runSql<{ id: string }>(db, 'select id from events where shop_id = $1 and seq = $2', [shop.shopId, seq])
+    return { eventId: event.id, committedAt }
   }
 }
 
@@ -354,7 +363,7 @@ async function main () {
     `Webhooks: ${INSTANCES} instance(s), ${SHOPS} shops with one endpoint each, receiver on 127.0.0.1 answering 200 at once, DB_POOL_MAX=${POOL_MAX}, default WEBHOOK_* settings`,
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average before ${loadBefore}, after the steady run ${loadSteady}, after the backlog ${loadAfter}`,
     '',
-    `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (recordEvent transactions)'}: ` +
+    `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (the service\'s event statement)'}: ` +
       `${steady.sent} events (${steady.failed} failed; making one: p50 ${ms(steady.sourceP50)}, p99 ${ms(steady.sourceP99)})`,
     `  ${SOURCE === 'api' ? 'event createdAt' : 'commit'} -> received: p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
     `  lost: ${steady.lost}; bad signatures: ${badSignatures}; service ${perEvent(cpuStart, cpuSteady, steady.sent)}${SOURCE === 'api' ? ' (purchase + delivery)' : ' (delivery alone: the recording runs in this process)'}`,
