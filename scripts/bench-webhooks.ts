@@ -30,7 +30,7 @@ import os from 'node:os'
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
 import type { Db } from '../db/client.js'
-import { appendEventCtes, notifyEvent } from '../db/event-statements.js'
+import { appendEventCtes, appendEventRowsCtes, notifyEvent } from '../db/event-statements.js'
 import { run as runSql } from '../db/stock-statements.js'
 import { seedTaxonomy } from '../db/taxonomy.js'
 import { cpuSeconds, freePort, run, sleep, startServer, stopAllServers, waitReady, type Server } from './bench/processes.js'
@@ -264,17 +264,22 @@ async function steadyLoad (source: EventSource): Promise<SteadyResult> {
 
 interface BacklogResult { events: number, seconds: number, rate: number, lost: number }
 
+/** $3 `order.paid` events with data $2 appended to the feed of shop $1. */
+const backlogSql = `with evs as (
+    select g.i as ord, 'order.paid' as type, $2::text::jsonb as data from generate_series(1, $3::int) g(i)
+  ), ${appendEventRowsCtes('evs', '$1::uuid')}
+  select 1`
+
 async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
   const perShop = Math.ceil(BACKLOG / SHOPS)
   const before = arrivals.size
   const [template] = await sql<Array<{ data: unknown }>>`select data from events where type = 'order.paid' limit 1`
   await sql.begin(async (tx) => {
-    // Their deliveries come from the trigger events_webhook_fan_out, as for every event.
-    await tx`
-      insert into events (shop_id, seq, type, data)
-      select e.shop_id, s.event_seq + g.i, 'order.paid', ${tx.json(template.data as postgres.JSONValue)}
-      from webhook_endpoints e join shops s on s.id = e.shop_id cross join generate_series(1, ${perShop}) g(i)`
-    await tx`update shops set event_seq = event_seq + ${perShop} where id in (select shop_id from webhook_endpoints)`
+    // Appended as the service appends events (db/event-statements.ts); their
+    // deliveries come from the trigger events_webhook_fan_out, as for every event.
+    for (const { shopId } of await tx<Array<{ shopId: string }>>`select shop_id as "shopId" from webhook_endpoints`) {
+      await tx.unsafe(backlogSql, [shopId, JSON.stringify(template.data), perShop])
+    }
   })
   const committed = Date.now()
   const events = perShop * SHOPS
