@@ -3,12 +3,12 @@
 //
 //  1. Claims and seeds a bench database as `npm run bench` does (1 000 shops with
 //     a key and a product with automation each, 120 000 orders).
-//  2. NOTIFY cost: 20 connections append events with the statement the
-//     service's writes append theirs with (db/event-statements.ts: bump the
-//     shop's seq, insert the event) without any hint, with `pg_notify` inside
-//     the statement's transaction, and with the hint after commit as the service
-//     sends it (db/notifications.ts), twice each, while one connection LISTENs;
-//     reports commits/s and commit latency.
+//  2. NOTIFY cost: 20 connections append events, each in a transaction, with
+//     the statement the service's writes append theirs with
+//     (db/event-statements.ts: bump the shop's seq, insert the event) without
+//     any hint, with `pg_notify` inside the transaction, and with the hint after
+//     commit as the service sends it (db/notifications.ts), twice each, while
+//     one connection LISTENs; reports commits/s and commit latency.
 //  3. Builds and starts two service instances on Postgres and Redis: the
 //     follower (the bots' instance, measured) and a writer.
 //  4. Orders-list p99 on the follower (autocannon) without long polls; then opens
@@ -61,10 +61,10 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
 type HintMode = 'none' | 'in the transaction' | 'after commit'
 interface CommitRun { mode: HintMode, commitsPerSecond: number, p50: number, p99: number }
 
-/** An `order.paid` event of shop $1 with data $2 (its hint in the same transaction when `notify`), as the service appends one. */
-const appendEventSql = (notify: boolean) => `with src as (select $1::uuid as shop_id),
+/** An `order.paid` event of shop $1 with data $2, as the service appends one. */
+const appendEventSql = `with src as (select $1::uuid as shop_id),
   ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
-  select ${notify ? `pg_notify('${EVENTS_CHANNEL}', $1::text)` : '1'} from s`
+  select 1`
 
 /** NOTIFY_WRITERS connections append events for NOTIFY_SECONDS, each to its own shops (no row-lock waits). */
 async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string[], mode: HintMode): Promise<CommitRun> {
@@ -76,7 +76,10 @@ async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string
     for (let i = 0; Date.now() < until; i++) {
       const shopId = shopIds[(w * 50 + (i % 50)) % shopIds.length]
       const started = performance.now()
-      await sql.unsafe(appendEventSql(mode === 'in the transaction'), [shopId, data], { prepare: true })
+      await sql.begin(async (tx) => {
+        await tx.unsafe(appendEventSql, [shopId, data], { prepare: true })
+        if (mode === 'in the transaction') await tx`select pg_notify(${EVENTS_CHANNEL}, ${shopId})`
+      })
       if (mode === 'after commit') notifier.notify(EVENTS_CHANNEL, shopId)
       latencies.push(performance.now() - started)
     }
