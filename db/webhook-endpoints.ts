@@ -1,9 +1,10 @@
 // A shop's webhook endpoints: create (the secret is returned once), list, read,
 // change, delete, rotate the secret, disable. Every change that decides which
 // events an endpoint gets (create, url / eventTypes / enabled, delete) first
-// takes the shop row's lock, which recordEvent also takes: each event then sees
-// the endpoints either wholly before or wholly after the change, so an event
-// committed after a 201 / 200 is delivered by its rules and none before it.
+// takes the shop row's lock, which every event's append also takes
+// (db/event-statements.ts): each event then sees the endpoints either wholly
+// before or wholly after the change, so an event committed after a 201 / 200 is
+// delivered by its rules and none before it.
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { generateWebhookSecret } from '../domain/webhook-signing.js'
 import type { EndpointRow } from '../schemas/webhooks.js'
