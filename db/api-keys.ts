@@ -5,6 +5,7 @@ import { displayPrefix, generateApiKeySecret, hashApiKey } from '../domain/api-k
 import type { Db, Queryable } from './client.js'
 import { preparedOnce } from './prepared.js'
 import { apiKeys } from './schema.js'
+import { nowMs } from './sql-time.js'
 
 const publicColumns = {
   id: apiKeys.id,
@@ -53,7 +54,7 @@ export const KEY_REVOCATIONS_CHANNEL = 'seller_api_key_revocations'
 export async function revokeApiKey (db: Db, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
   return db.transaction(async (tx) => {
     const [apiKey] = await tx.update(apiKeys)
-      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, date_trunc('milliseconds', now()))` })
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${nowMs})` })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.shopId, shopId)))
       .returning(publicColumns)
     if (apiKey) await tx.execute(sql`select pg_notify(${KEY_REVOCATIONS_CHANNEL}, ${shopId})`)
@@ -77,5 +78,5 @@ export async function findActiveApiKey (db: Queryable, keyHash: string): Promise
 }
 
 export async function touchApiKey (db: Queryable, keyId: string): Promise<void> {
-  await db.update(apiKeys).set({ lastUsedAt: sql`date_trunc('milliseconds', now())` }).where(eq(apiKeys.id, keyId))
+  await db.update(apiKeys).set({ lastUsedAt: nowMs }).where(eq(apiKeys.id, keyId))
 }

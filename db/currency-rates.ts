@@ -1,8 +1,9 @@
 // A shop's own currency rates (rubles per unit). Products priced in a currency
 // show `priceRub` at the rate current when they are read.
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { Queryable } from './client.js'
 import { currencyRates } from './schema.js'
+import { nowMs } from './sql-time.js'
 
 export interface CurrencyRate { id: string, code: string, rate: string, updatedAt: Date }
 
@@ -28,7 +29,7 @@ export async function upsertCurrencyRate (db: Queryable, shopId: string, code: s
   const [row] = await db.insert(currencyRates).values({ shopId, code, rate })
     .onConflictDoUpdate({
       target: [currencyRates.shopId, currencyRates.code],
-      set: { rate, updatedAt: sql`date_trunc('milliseconds', now())` }
+      set: { rate, updatedAt: nowMs }
     })
     .returning(columns)
   return row

@@ -11,11 +11,11 @@ import { failedEvents } from './delivery-requests.js'
 import { run } from './stock-statements.js'
 import { rotatedSecret } from './webhook-endpoints.js'
 import { webhookEndpoints } from './schema.js'
+import { NOW_MS, nowMs } from './sql-time.js'
 
 export interface DeliveryEndpointRow { url: string, createdAt: Date, updatedAt: Date }
 
 const columns = { url: webhookEndpoints.url, createdAt: webhookEndpoints.createdAt, updatedAt: webhookEndpoints.updatedAt }
-const nowMs = sql`date_trunc('milliseconds', now())`
 const ofShop = (shopId: string) => and(eq(webhookEndpoints.shopId, shopId), eq(webhookEndpoints.purpose, 'delivery'))
 
 export async function findDeliveryEndpoint (db: Queryable, shopId: string): Promise<DeliveryEndpointRow | undefined> {
@@ -62,7 +62,7 @@ export async function deleteDeliveryEndpoint (db: Db, shopId: string): Promise<D
     const [endpoint] = await tx.select({ id: webhookEndpoints.id, ...columns }).from(webhookEndpoints).where(ofShop(shopId)).for('update')
     if (!endpoint) return undefined
     const failed = await run<{ orderId: string }>(tx, `update webhook_deliveries set status = 'failed', next_attempt_at = null, last_error = $2,
-        lease_token = null, leased_until = null, updated_at = date_trunc('milliseconds', now())
+        lease_token = null, leased_until = null, updated_at = ${NOW_MS}
       where endpoint_id = $1 and kind = 'delivery_request' and status = 'pending'
       returning order_id as "orderId"`, [endpoint.id, DELETED])
     await failedEvents(tx, shopId, failed.map((f) => f.orderId), DELETED)

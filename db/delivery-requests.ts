@@ -13,12 +13,12 @@ import { DELIVERY_REQUEST_TYPE } from '../domain/event-types.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit, notifyCommitted } from './notifications.js'
-import { orderJson } from './stock-delivery.js'
-import { appendEventRowsCtes, isoTime, run } from './stock-statements.js'
+import { appendEventRowsCtes } from './event-statements.js'
+import { orderJson } from './order-row.js'
+import { isoTime, NOW_MS } from './sql-time.js'
+import { run } from './stock-statements.js'
 import { retryDelayMs } from '../domain/webhook-retry.js'
 import type { ClaimedDelivery } from './webhook-queue.js'
-
-const nowMs = "date_trunc('milliseconds', now())"
 
 export type DeliveryRequestStatus = 'pending' | 'succeeded' | 'failed' | 'discarded'
 
@@ -43,8 +43,8 @@ export interface DeliveryRequestRow {
 export const deliveryRequestCtes = (o: string, r: string) => `g as (select gen_random_uuid() as id), q as (
     insert into webhook_deliveries (id, endpoint_id, webhook_id, event_type, kind, order_id, payload, next_attempt_at, updated_at)
     select g.id, de.id, g.id, '${DELIVERY_REQUEST_TYPE}', 'delivery_request', ${o}.id,
-      jsonb_build_object('timestamp', ${isoTime(nowMs)}, 'data', jsonb_build_object('order', to_jsonb(${r}), 'test', false)),
-      now(), ${nowMs}
+      jsonb_build_object('timestamp', ${isoTime(NOW_MS)}, 'data', jsonb_build_object('order', to_jsonb(${r}), 'test', false)),
+      now(), ${NOW_MS}
     from ${o}
       join products p on p.id = ${o}.product_id and p.auto_delivery = 'endpoint'
       join webhook_endpoints de on de.shop_id = ${o}.shop_id and de.purpose = 'delivery',
@@ -72,7 +72,7 @@ export type RetryRefusal = 'no-request' | 'no-endpoint' | 'invalid-status'
  */
 export async function retryDeliveryRequest (db: Db, shopId: string, orderId: string): Promise<{ request: DeliveryRequestRow } | { refused: RetryRefusal, status?: string }> {
   const [row] = await run<DeliveryRequestRow>(db, `update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = now(),
-      endpoint_id = de.id, last_error = null, lease_token = null, leased_until = null, updated_at = ${nowMs}
+      endpoint_id = de.id, last_error = null, lease_token = null, leased_until = null, updated_at = ${NOW_MS}
     from orders o, webhook_endpoints de
     where d.order_id = $1 and d.kind = 'delivery_request' and d.status = 'failed'
       and o.id = d.order_id and o.shop_id = $2 and o.external and o.status = 'paid'
@@ -121,8 +121,8 @@ export async function recordRequestAttempt (db: Db, claimed: ClaimedDelivery, an
     if (!request) return { outcome: 'not_used' as const }
     const logAttempt = async (error: string | null, changes = '') => {
       await run(tx, `update webhook_deliveries set attempt_log = attempt_log || jsonb_build_array(jsonb_build_object(
-          'at', ${isoTime(nowMs)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int)),
-          last_status_code = $2::int, updated_at = ${nowMs}${changes}
+          'at', ${isoTime(NOW_MS)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int)),
+          last_status_code = $2::int, updated_at = ${NOW_MS}${changes}
         where id = $1`, [claimed.id, answer.statusCode, error, answer.durationMs])
     }
     const leaseHeld = request.leaseToken === claimed.leaseToken
@@ -134,7 +134,7 @@ export async function recordRequestAttempt (db: Db, claimed: ClaimedDelivery, an
       }
       const [delivered] = await run<{ sincePurchaseMs: number }>(tx, `with o as (
           update orders set status = 'awaiting_confirmation', assignee_type = 'auto', delivered_values = $2::text::jsonb,
-            taken_at = ${nowMs}, delivered_at = ${nowMs}, updated_at = ${nowMs}
+            taken_at = ${NOW_MS}, delivered_at = ${NOW_MS}, updated_at = ${NOW_MS}
           where id = $1 and status = 'paid'
           returning orders.*
         ), evs as (
@@ -158,7 +158,7 @@ export async function recordRequestAttempt (db: Db, claimed: ClaimedDelivery, an
     }
     const delayMs = answer.final ? null : retryDelayMs(request.attempts, retrySchedule)
     if (delayMs !== null) {
-      await logAttempt(answer.error, `, next_attempt_at = ${nowMs} + make_interval(secs => ${delayMs / 1000}), last_error = $3::text${endLease}`)
+      await logAttempt(answer.error, `, next_attempt_at = ${NOW_MS} + make_interval(secs => ${delayMs / 1000}), last_error = $3::text${endLease}`)
       return { outcome: 'retried' as const }
     }
     await logAttempt(answer.error, `, status = 'failed', next_attempt_at = null, last_error = $3::text${endLease}`)
@@ -187,7 +187,7 @@ export async function failedEvents (tx: Tx, shopId: string, orderIds: string[], 
 export async function requestStillWanted (db: Db, claimed: ClaimedDelivery): Promise<boolean> {
   if (claimed.orderStatus === 'paid') return true
   await run(db, `update webhook_deliveries set status = 'discarded', next_attempt_at = null, last_error = $3::text,
-      lease_token = null, leased_until = null, updated_at = ${nowMs}
+      lease_token = null, leased_until = null, updated_at = ${NOW_MS}
     where id = $1 and lease_token = $2 and status = 'pending'`, [claimed.id, claimed.leaseToken, `Not sent: the order is ${claimed.orderStatus ?? 'gone'}, no longer paid.`])
   return false
 }

@@ -1,18 +1,15 @@
-// The event store (docs/events.md): `recordEvent` runs inside the
-// transaction of the change it describes, so an event exists exactly when its
-// change committed. The shop row's `event_seq` is bumped under the row lock,
-// which is held until commit: a shop's events get their seq in commit order,
-// and a reader that has seen seq N has already seen every seq below N. The hot
-// writes append their events in the statement of their change instead
-// (db/event-statements.ts), with the same guarantees.
+// The event store (docs/events.md): reading a shop's feed, and the retention.
+// Events are written in the statement of the change they describe
+// (db/event-statements.ts), so an event exists exactly when its change
+// committed. The shop row's `event_seq` is bumped under the row lock, which is
+// held until commit: a shop's events get their seq in commit order, and a
+// reader that has seen seq N has already seen every seq below N.
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { EventType } from '../domain/event-types.js'
-import type { Db, Queryable, Tx } from './client.js'
-import { notifyAfterCommit } from './notifications.js'
+import type { Db, Queryable } from './client.js'
 import { preparedOnce } from './prepared.js'
 import { events, shops } from './schema.js'
-
-export interface NewEvent { shopId: string, type: EventType, data: unknown }
+import { nowMs } from './sql-time.js'
 
 export interface EventRow {
   id: string
@@ -28,22 +25,6 @@ export interface EventRow {
  * shop id). Only a hint for held long polls: readers always re-read the table.
  */
 export const EVENTS_CHANNEL = 'seller_api_events'
-
-/** Appends an event to the shop's feed, in the caller's transaction. */
-export async function recordEvent (tx: Tx, event: NewEvent): Promise<EventRow> {
-  const [shop] = await tx.update(shops)
-    .set({ eventSeq: sql`${shops.eventSeq} + 1` })
-    .where(eq(shops.id, event.shopId))
-    .returning({ seq: shops.eventSeq })
-  const [row] = await tx.insert(events)
-    .values({ shopId: event.shopId, seq: shop.seq, type: event.type, data: event.data })
-    .returning()
-  // Its webhook deliveries are created with it by the trigger events_webhook_fan_out:
-  // none can be skipped or doubled.
-  // The hint for held long polls, sent once the event is committed and visible.
-  notifyAfterCommit(tx, EVENTS_CHANNEL, event.shopId)
-  return row as EventRow
-}
 
 /**
  * How far past the cursor one read looks (in seqs, which are dense within a
@@ -142,7 +123,7 @@ const RETENTION_LOCK = 7_310_455_022
  * deletes only what is still there.
  */
 export async function pruneEvents (db: Db, retentionDays: number, batchSize = 1000): Promise<void> {
-  const expired = sql`date_trunc('milliseconds', now()) - make_interval(days => ${retentionDays}::int)`
+  const expired = sql`${nowMs} - make_interval(days => ${retentionDays}::int)`
   for (;;) {
     const [oldest] = await db.select({ seq: events.seq }).from(events).where(sql`${events.createdAt} < ${expired}`).limit(1)
     if (!oldest) return

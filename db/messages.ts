@@ -6,8 +6,9 @@ import { orderNotFound } from '../domain/errors.js'
 import { messageText, type SenderRole } from '../domain/message-rules.js'
 import type { Db } from './client.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
-import { isoTimeSql, type OrderScope } from './orders.js'
+import type { OrderScope } from './orders.js'
 import { preparedOnce, rawQuery } from './prepared.js'
+import { isoTime, toMilliseconds } from './sql-time.js'
 
 /** A chat message as the API returns it (MessageSchema in schemas/messages.ts). */
 export interface Message { id: string, senderRole: SenderRole, text: string, createdAt: string }
@@ -19,7 +20,7 @@ export interface Message { id: string, senderRole: SenderRole, text: string, cre
  * statement would not: one snapshot). $1 order, $2 role, $3 text, $4 shop.
  */
 const postMessageSql = (scoped: boolean) => `with o as (
-    update orders set last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()), last_message_at + interval '1 millisecond')
+    update orders set last_message_at = greatest(${toMilliseconds('clock_timestamp()')}, last_message_at + interval '1 millisecond')
     where id = $1${scoped ? ' and shop_id = $4 and external' : ''}
     returning id, shop_id, external, last_message_at
   ), m as (
@@ -27,8 +28,8 @@ const postMessageSql = (scoped: boolean) => `with o as (
     select id, $2, $3, last_message_at from o
     returning id, sender_role, text, created_at
   ), r as (
-    select m.id, m.sender_role as "senderRole", m.text, ${isoTimeSql('m.created_at')} as "createdAt" from m
-  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'message.created', data: "jsonb_build_object('orderId', o.id, 'message', to_jsonb(r))", from: 'o, r' })}
+    select m.id, m.sender_role as "senderRole", m.text, ${isoTime('m.created_at')} as "createdAt" from m
+  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'message.created', data: "jsonb_build_object('orderId', o.id, 'message', to_jsonb(r))", from: 'r' })}
   select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
 
 /** Posts to the order's chat, ready for MessageSchema; 404 when the order is not visible in `scope`. */
@@ -44,7 +45,7 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
 
 /** $1 order, $2 shop, $3 limit, $4 cursor: visibility and the page in one round trip. */
 const listMessagesSql = (withCursor: boolean) => `
-  select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTimeSql('m.created_at')} as "createdAt"
+  select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTime('m.created_at')} as "createdAt"
   from orders o
   left join (
     select id, sender_role, text, created_at from order_messages

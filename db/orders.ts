@@ -10,38 +10,23 @@ import { kopecksToDecimal } from '../domain/money.js'
 import { pricePurchase, type FieldValueInput } from '../domain/purchase.js'
 import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
 import { ApiError, orderNotFound, validationError } from '../domain/errors.js'
-import type { Order, OrderRow } from '../schemas/orders.js'
+import type { Order } from '../schemas/orders.js'
 import type { Db, Queryable } from './client.js'
 import { deliveryRequestCtes } from './delivery-requests.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from './event-statements.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
+import { orderResponseColumns, orderRowColumns, type OrderRow } from './order-row.js'
 import { preparedOnce, rawQuery } from './prepared.js'
 import { lockStockProduct } from './stock-delivery.js'
 import { restockOrderItems } from './stock-items.js'
 import { purchaseWithStock } from './stock-purchase.js'
 import { run } from './stock-statements.js'
 import { orders, productFieldOptions, productFields, products } from './schema.js'
+import { NOW_MS } from './sql-time.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
 export type OrderScope = { shopId: string } | null
-
-const orderColumns = {
-  id: orders.id,
-  status: orders.status,
-  createdAt: orders.createdAt,
-  productId: orders.productId,
-  productTitle: orders.productTitle,
-  quantity: orders.quantity,
-  amount: orders.amount,
-  fieldValues: orders.fieldValues,
-  assigneeType: orders.assigneeType,
-  deliveredValues: orders.deliveredValues,
-  takenAt: orders.takenAt,
-  deliveredAt: orders.deliveredAt
-}
-
-const nowMsSql = "date_trunc('milliseconds', now())"
 
 /** The conditions that make an order visible in `scope` (the shop id may be a prepared query's placeholder). */
 export function scopeConditions (scope: { shopId: string | Placeholder } | null): SQL[] {
@@ -54,7 +39,7 @@ export function scopeConditions (scope: { shopId: string | Placeholder } | null)
 }
 
 export async function findOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow | undefined> {
-  const [row] = await db.select(orderColumns).from(orders).where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
+  const [row] = await db.select(orderRowColumns).from(orders).where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
     .prepare(`find_order_${scope !== null}`).execute()
   return row
 }
@@ -72,17 +57,6 @@ export interface OrderListOptions {
   limit: number
   sort: 'asc' | 'desc'
 }
-
-/** A timestamptz as the API writes times: ISO 8601 in UTC with milliseconds. */
-export const isoTimeSql = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
-/** The columns of alias `o` (an orders row) named and formatted as OrderSchema, so rows need no mapping. */
-const orderResponseColumns = (o: string) => `${o}.id, ${o}.status, ${isoTimeSql(`${o}.created_at`)} as "createdAt",
-  ${o}.product_id as "productId", ${o}.product_title as "productTitle", ${o}.quantity, ${o}.amount::float8 as amount,
-  ${o}.field_values as "fieldValues", ${o}.assignee_type as "assigneeType",
-  case when ${o}.delivered_values = '[]'::jsonb then null
-       else array_to_string(array(select jsonb_array_elements_text(${o}.delivered_values)), E'\\n') end as "deliveredValue",
-  ${o}.delivered_values as "deliveredValues", ${isoTimeSql(`${o}.taken_at`)} as "takenAt", ${isoTimeSql(`${o}.delivered_at`)} as "deliveredAt"`
 
 /**
  * One statement: the total from order_counts (a few rows, whatever the backlog)
@@ -135,7 +109,7 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
  */
 function transitionSql (action: OrderAction, scoped: boolean): string {
   const transition = orderTransitions[action]
-  const sets = [`status = '${transition.to}'`, `${snake(transition.stamps)} = ${nowMsSql}`, `updated_at = ${nowMsSql}`]
+  const sets = [`status = '${transition.to}'`, `${snake(transition.stamps)} = ${NOW_MS}`, `updated_at = ${NOW_MS}`]
   if (transition.assigneeType) sets.push(`assignee_type = '${transition.assigneeType}'`)
   if (action === 'deliver') sets.push('delivered_values = $2::text::jsonb')
   // Only a cancel sets the reason, and an order is cancelled at most once.

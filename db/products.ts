@@ -3,7 +3,7 @@
 // a product (or a page of them) with its children and current rate in one query,
 // so `priceRub` always follows the rate at read time.
 import { randomUUID } from 'node:crypto'
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm'
 import { isUuid } from '../domain/ids.js'
 import { fromKopecks, kopecksToDecimal, moneyToNumber, toKopecks, toRubles } from '../domain/money.js'
 import { checkFilters, checkKeptIds, checkProductInput } from '../domain/product-rules.js'
@@ -18,6 +18,7 @@ import type { Db, Queryable } from './client.js'
 import { findCurrencyRate } from './currency-rates.js'
 import { findShopMedia, mediaFilePath } from './media.js'
 import { productFieldOptions, productFields, productFilters, products } from './schema.js'
+import { nowMs } from './sql-time.js'
 import { stockFieldProblems } from './stock.js'
 
 export interface ProductField {
@@ -65,8 +66,6 @@ export interface ProductListFilter {
   archived?: boolean
   active?: boolean
 }
-
-const now = sql`date_trunc('milliseconds', now())`
 
 function findProductRows (db: Queryable, where: SQL | undefined, paging: { limit?: number, offset?: number } = {}) {
   return db.query.products.findMany({
@@ -269,7 +268,7 @@ export async function replaceProduct (db: Queryable, shopId: string, id: string,
 
     await tx.update(products)
       // Any replacement clears deactivatedByStock: the seller has said what `active` is.
-      .set({ ...productColumns(input), active: current.archived ? false : input.isActive, deactivatedByStock: false, updatedAt: now })
+      .set({ ...productColumns(input), active: current.archived ? false : input.isActive, deactivatedByStock: false, updatedAt: nowMs })
       .where(ownedBy(shopId, id))
     // Children are rewritten whole; kept ids are inserted again as they were.
     await tx.delete(productFields).where(eq(productFields.productId, id))
@@ -284,7 +283,7 @@ export async function archiveProduct (db: Queryable, shopId: string, id: string,
   if (!isUuid(id)) return undefined
   return db.transaction(async (tx) => {
     const [row] = await tx.update(products)
-      .set(archived ? { archived, active: false, updatedAt: now } : { archived, updatedAt: now })
+      .set(archived ? { archived, active: false, updatedAt: nowMs } : { archived, updatedAt: nowMs })
       .where(ownedBy(shopId, id))
       .returning({ id: products.id })
     if (!row) return undefined

@@ -4,10 +4,11 @@ import { relations, sql } from 'drizzle-orm'
 import {
   bigint, boolean, customType, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
+import { nowMs } from './sql-time.js'
 
 /** Millisecond timestamps: the API speaks milliseconds, so the database stores exactly that. */
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 })
-const stamp = (name: string) => ts(name).notNull().default(sql`date_trunc('milliseconds', now())`)
+const stamp = (name: string) => ts(name).notNull().default(nowMs)
 /** Money with two decimals, read back as an exact decimal string. */
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 })
 const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`)

@@ -11,7 +11,10 @@ import type { Tx } from './client.js'
 import { EVENTS_CHANNEL } from './events.js'
 import { notifyAfterCommit } from './notifications.js'
 import { NO_OPTION } from './schema.js'
-import { appendEventRowsCtes, isoTime, run, runPrepared } from './stock-statements.js'
+import { appendEventRowsCtes } from './event-statements.js'
+import { orderJson } from './order-row.js'
+import { NOW_MS as nowMs } from './sql-time.js'
+import { run, runPrepared } from './stock-statements.js'
 
 export type AutoDelivery = 'off' | 'stock' | 'endpoint'
 
@@ -36,8 +39,6 @@ export interface Demand { orderId: string, optionKey: string, quantity: number }
 
 /** What one delivery did: the order's values, in the order taken, and the signals it caused. */
 export interface Assignment { orderId: string, values: string[], signals: StockSignal[] }
-
-const nowMs = "date_trunc('milliseconds', now())"
 
 /** The stock settings' columns of `products`, named as StockProduct. */
 const productColumns = `id, shop_id as "shopId", auto_delivery as "autoDelivery",
@@ -224,14 +225,6 @@ export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: S
   await recordDeliveries(tx, product.shopId, assignments)
   return assignments.length
 }
-
-/** The order's response columns (db/orders.ts) for alias `o`. */
-export const orderJson = (o: string) => `jsonb_build_object('id', ${o}.id, 'status', ${o}.status, 'createdAt', ${isoTime(`${o}.created_at`)},
-  'productId', ${o}.product_id, 'productTitle', ${o}.product_title, 'quantity', ${o}.quantity, 'amount', ${o}.amount::float8,
-  'fieldValues', ${o}.field_values, 'assigneeType', ${o}.assignee_type,
-  'deliveredValue', case when ${o}.delivered_values = '[]'::jsonb then null
-       else array_to_string(array(select jsonb_array_elements_text(${o}.delivered_values)), E'\\n') end,
-  'deliveredValues', ${o}.delivered_values, 'takenAt', ${isoTime(`${o}.taken_at`)}, 'deliveredAt', ${isoTime(`${o}.delivered_at`)})`
 
 /**
  * One statement: the waiting orders become delivered (`auto`), each with its

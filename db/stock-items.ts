@@ -10,7 +10,8 @@ import { NO_OPTION } from './schema.js'
 import {
   deactivateIfEmpty, fillWaitingOrders, lockStockProduct, reactivateAfterRestock, recordSignals, signalsOf, type StockProduct
 } from './stock-delivery.js'
-import { isoTime, run } from './stock-statements.js'
+import { isoTime, NOW_MS } from './sql-time.js'
+import { run } from './stock-statements.js'
 
 export type StockItemStatus = 'available' | 'delivered' | 'removed'
 
@@ -105,7 +106,7 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
       ), c as (
         insert into stock_counts (product_id, option_key, available) select $2, $3, count(*) from i having count(*) > 0
         on conflict (product_id, option_key) do update set available = stock_counts.available + excluded.available,
-          updated_at = date_trunc('milliseconds', now())
+          updated_at = ${NOW_MS}
       )
       select count(*)::int as added from i`, [shopId, productId, optionKey, JSON.stringify(fresh), await lastPosition(tx, productId)])
     const count = Number(added)
@@ -150,7 +151,7 @@ export async function removeStockItems (db: Db, cipher: StockCipher, shopId: str
     const unavailable = ids.filter((id) => statuses.get(id.toLowerCase()) !== 'available')
     if (unavailable.length > 0) throw new ApiError(409, 'STOCK_ITEM_UNAVAILABLE', `Stock item ${unavailable.slice(0, 10).join(', ')} is not available (already delivered or removed).`)
     const removed = await run<StockItem & { ciphertext: Buffer, nonce: Buffer, keyId: string }>(tx, `update stock_items
-      set status = 'removed', removed_at = date_trunc('milliseconds', now())
+      set status = 'removed', removed_at = ${NOW_MS}
       where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
       returning ${itemColumns}, ciphertext, nonce, key_id as "keyId"`, [productId, JSON.stringify(wellFormed)])
     const values = new Map(removed.map(({ ciphertext, nonce, keyId, ...item }) => [item.id, {
@@ -160,7 +161,7 @@ export async function removeStockItems (db: Db, cipher: StockCipher, shopId: str
         select option_key, count(*)::int as taken from stock_items
         where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid)) group by option_key
       )
-      update stock_counts c set available = c.available - r.taken, removed = c.removed + r.taken, updated_at = date_trunc('milliseconds', now())
+      update stock_counts c set available = c.available - r.taken, removed = c.removed + r.taken, updated_at = ${NOW_MS}
       from r where c.product_id = $1 and c.option_key = r.option_key
       returning c.option_key as "optionKey", c.available, r.taken`, [productId, JSON.stringify(wellFormed)])
     await recordSignals(tx, shopId, counts.flatMap((c) => signalsOf(product, c.optionKey, Number(c.available) + Number(c.taken), Number(c.available), false)))
@@ -179,7 +180,7 @@ export async function restockOrderItems (tx: Tx, cipher: StockCipher | null, pro
       update stock_items set status = 'available', order_id = null, delivered_at = null
       where order_id = $1 and status = 'delivered' returning option_key
     ), g as (select option_key, count(*)::int as n from r group by option_key)
-    update stock_counts c set available = c.available + g.n, delivered = c.delivered - g.n, updated_at = date_trunc('milliseconds', now())
+    update stock_counts c set available = c.available + g.n, delivered = c.delivered - g.n, updated_at = ${NOW_MS}
     from g where c.product_id = $2 and c.option_key = g.option_key
     returning c.option_key as "optionKey"`, [orderId, product.id])
   if (counts.length === 0) return

@@ -1,6 +1,6 @@
 // SQL building blocks of the stock writes (docs/stock.md): statements written
 // with $n placeholders run inside a drizzle transaction, their rows read alike on
-// postgres.js and PGlite, and several events appended in one statement.
+// postgres.js and PGlite.
 import { sql, type SQL } from 'drizzle-orm'
 import type { Queryable } from './client.js'
 
@@ -35,23 +35,3 @@ export async function runPrepared<Row> (db: Queryable, text: string, params: rea
   if (typeof client?.unsafe !== 'function') return run<Row>(db, text, params)
   return await client.unsafe(text, [...params], { prepare: true }) as Row[]
 }
-
-/**
- * CTEs `s` and `e` appending the rows of CTE `rows` (ord, type, data), in `ord`
- * order, to the feed of shop `shopParam` as consecutive seqs: the shop row's
- * `UPDATE` takes its lock until commit, so seqs follow commit order
- * (db/event-statements.ts). Nothing is written when `rows` is empty.
- */
-export function appendEventRowsCtes (rows: string, shopParam: string): string {
-  return `n as (select count(*)::bigint as total from ${rows}), s as (
-    update shops set event_seq = shops.event_seq + n.total from n
-    where shops.id = ${shopParam} and n.total > 0
-    returning shops.id, shops.event_seq, n.total
-  ), e as (
-    insert into events (shop_id, seq, type, data)
-    select s.id, s.event_seq - s.total + row_number() over (order by ${rows}.ord), ${rows}.type, ${rows}.data from s, ${rows}
-  )`
-}
-
-/** A timestamptz as the API writes times (as db/orders.ts does): ISO 8601 in UTC with milliseconds. */
-export const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`

@@ -6,7 +6,8 @@ import type { StockCipher } from '../domain/stock-cipher.js'
 import { ApiError, orderNotFound, validationError } from '../domain/errors.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { fillWaitingOrders, lockStockProduct, optionIdOf, stockIsEmpty, type AutoDelivery, type StockProduct } from './stock-delivery.js'
-import { isoTime, run } from './stock-statements.js'
+import { isoTime, NOW_MS } from './sql-time.js'
+import { run } from './stock-statements.js'
 
 export interface Stock {
   productId: string
@@ -87,7 +88,7 @@ export async function updateStock (db: Db, shopId: string, productId: string, pa
       deactivateWhenEmpty: patch.deactivateWhenEmpty ?? product.deactivateWhenEmpty
     }
     await run(tx, `update products set auto_delivery = $2, stock_option_field_id = $3, low_stock_threshold = $4,
-      deactivate_when_empty = $5, stock_updated_at = date_trunc('milliseconds', now()) where id = $1`,
+      deactivate_when_empty = $5, stock_updated_at = ${NOW_MS} where id = $1`,
     [productId, next.autoDelivery, next.optionFieldId, next.lowStockThreshold, next.deactivateWhenEmpty])
     if (cipher && product.autoDelivery !== 'stock' && next.autoDelivery === 'stock') await fillWaitingOrders(tx, cipher, next)
   })

@@ -8,6 +8,7 @@ import { WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
 import type { DeliveryCursor, DeliveryStatus } from '../domain/webhook-deliveries.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
+import { nowMs } from './sql-time.js'
 
 /** A delivery as the queries below return it. */
 export interface DeliveryRow {
@@ -38,8 +39,6 @@ const deliveryColumns = {
   lastError: webhookDeliveries.lastError,
   createdAt: webhookDeliveries.createdAt
 }
-
-const nowMs = sql`date_trunc('milliseconds', now())`
 
 /** Ends the pending deliveries of an endpoint that was disabled; they stay in the log as failed. */
 export async function failPendingDeliveries (tx: Tx, endpointId: string, reason: string): Promise<void> {

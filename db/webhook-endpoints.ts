@@ -1,14 +1,16 @@
 // A shop's webhook endpoints: create (the secret is returned once), list, read,
 // change, delete, rotate the secret, disable. Every change that decides which
 // events an endpoint gets (create, url / eventTypes / enabled, delete) first
-// takes the shop row's lock, which recordEvent also takes: each event then sees
-// the endpoints either wholly before or wholly after the change, so an event
-// committed after a 201 / 200 is delivered by its rules and none before it.
+// takes the shop row's lock, which every event's append also takes
+// (db/event-statements.ts): each event then sees the endpoints either wholly
+// before or wholly after the change, so an event committed after a 201 / 200 is
+// delivered by its rules and none before it.
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { generateWebhookSecret } from '../domain/webhook-signing.js'
 import type { Db, Queryable, Tx } from './client.js'
 import { failPendingDeliveries } from './webhook-deliveries.js'
 import { shops, webhookDeliveries, webhookEndpoints } from './schema.js'
+import { nowMs } from './sql-time.js'
 
 export const MAX_ENDPOINTS_PER_SHOP = 10
 /** How long the secret before a rotation still signs. */
@@ -36,8 +38,6 @@ const endpointColumns = {
   createdAt: webhookEndpoints.createdAt,
   updatedAt: webhookEndpoints.updatedAt
 }
-
-const nowMs = sql`date_trunc('milliseconds', now())`
 
 /** Webhook endpoints only: the shop's delivery endpoint (db/delivery-endpoint.ts) is not one. */
 const isWebhookEndpoint = eq(webhookEndpoints.purpose, 'events')

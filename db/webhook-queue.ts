@@ -11,6 +11,7 @@ import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../domain/webhook-retry.
 import type { Db } from './client.js'
 import { disableFailingEndpoint } from './webhook-endpoints.js'
 import { events, orders, webhookDeliveries, webhookEndpoints } from './schema.js'
+import { isoTime, nowMs } from './sql-time.js'
 
 export interface ClaimedDelivery {
   id: string
@@ -46,8 +47,6 @@ export interface ClaimOptions {
   inFlight: ReadonlyMap<string, number>
   leaseMs: number
 }
-
-const nowMs = sql`date_trunc('milliseconds', now())`
 
 interface ClaimedRow {
   id: string
@@ -140,7 +139,7 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
       picked.webhook_id as "webhookId", picked.event_type as "eventType", picked.payload as "payload",
       picked.kind as "kind", picked.order_id as "orderId", ${orders.status} as "orderStatus",
       ${events.data} as "eventData",
-      to_char(${events.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "eventCreatedAt"`)
+      ${sql.raw(isoTime('events.created_at'))} as "eventCreatedAt"`)
   return rowsOf<ClaimedRow>(result).map((row) => ({
     id: row.id,
     leaseToken,

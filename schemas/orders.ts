@@ -2,9 +2,8 @@
 // rules, the list query, the deliver / cancel bodies, the operator's purchase
 // and the shop ledger.
 import { Type, type Static } from '@sinclair/typebox'
-import { joinDeliveredValues, orderStatuses } from '../domain/order-transitions.js'
+import { orderStatuses } from '../domain/order-transitions.js'
 import { MAX_QUANTITY } from '../domain/purchase.js'
-import { fromKopecks, moneyToNumber, toKopecks } from '../domain/money.js'
 import { Id, Nullable, OptionalBody, PageQuery, StringEnum, Timestamp } from './common.js'
 
 export const OrderStatusSchema = StringEnum(orderStatuses, {
@@ -82,45 +81,3 @@ export const LedgerSchema = Type.Object({
   entries: Type.Array(LedgerEntrySchema, { description: 'Oldest first.' }),
   balance: Type.Number({ description: 'The shop\'s balance in rubles: the sum of its credits.' })
 }, { 'x-component': 'Ledger' })
-
-export interface OrderRow {
-  id: string
-  status: string
-  createdAt: Date
-  productId: string
-  productTitle: string
-  quantity: number
-  amount: string
-  fieldValues: Array<{ fieldId: string, label: string, value: string }>
-  assigneeType: string
-  deliveredValues: string[]
-  takenAt: Date | null
-  deliveredAt: Date | null
-}
-
-export function orderView (row: OrderRow): Order {
-  return {
-    id: row.id,
-    status: row.status as Order['status'],
-    createdAt: row.createdAt.toISOString(),
-    productId: row.productId,
-    productTitle: row.productTitle,
-    quantity: row.quantity,
-    amount: moneyToNumber(row.amount),
-    fieldValues: row.fieldValues,
-    assigneeType: row.assigneeType as Order['assigneeType'],
-    deliveredValue: joinDeliveredValues(row.deliveredValues),
-    deliveredValues: row.deliveredValues,
-    takenAt: row.takenAt?.toISOString() ?? null,
-    deliveredAt: row.deliveredAt?.toISOString() ?? null
-  }
-}
-
-export function ledgerView (entries: Array<{ id: string, orderId: string, kind: string, amount: string, createdAt: Date }>) {
-  let credits = 0n
-  for (const e of entries) if (e.kind === 'credit') credits += toKopecks(e.amount)
-  return {
-    entries: entries.map((e) => ({ ...e, kind: e.kind as 'refund' | 'credit', amount: moneyToNumber(e.amount), createdAt: e.createdAt.toISOString() })),
-    balance: fromKopecks(credits)
-  }
-}

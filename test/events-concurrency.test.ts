@@ -2,10 +2,12 @@
 // commit in another order than they started, forced deterministically with row
 // locks, and a burst of writers on two instances followed from a third. The
 // guarantee: a follower passing each nextCursor gets every event exactly once,
-// in commit order.
+// in commit order. Every event is written by the service's own statements
+// (db/event-statements.ts): its HTTP writes, and the stock writes' append inside
+// a transaction of theirs.
 import postgres from 'postgres'
 import t from 'tap'
-import { recordEvent } from '../db/events.js'
+import { recordSignals } from '../db/stock-delivery.js'
 import { page, readAll, type FeedEvent } from './fixtures/events.js'
 import { act, buy, confirm } from './fixtures/orders.js'
 import { createProduct } from './fixtures/products.js'
@@ -25,7 +27,7 @@ async function untilBlocked () {
   throw new Error('no statement is waiting for a lock')
 }
 
-const summary = (events: FeedEvent[]) => events.map((e) => `${e.type} ${e.data.order?.id ?? e.data.orderId}`)
+const summary = (events: FeedEvent[]) => events.map((e) => `${e.type} ${e.data.order?.id ?? e.data.orderId ?? e.data.productId}`)
 
 t.test('the later-started transaction commits first: the earlier one still comes after the reader\'s cursor, once', async (t) => {
   const app = await build(t)
@@ -59,17 +61,20 @@ t.test('a transaction holding a seq makes later ones wait: nothing commits past 
   const app = await build(t)
   const shop = await createShop(app)
   const product = await createProduct(app, shop)
-  const x = await buy(app, product)
   const y = await buy(app, product)
-  const { events: [paidX], cursor: start } = await readAll(app, shop)
+  const { cursor: start } = await readAll(app, shop)
 
-  // A takes its seq and stays open.
+  // A (a stock write's transaction: its signals appended as every stock write appends them) takes its seqs and stays open.
   let seqTaken!: () => void
   let finishA!: () => void
   const taken = new Promise<void>((resolve) => { seqTaken = resolve })
   const gate = new Promise<void>((resolve) => { finishA = resolve })
+  const signals = [
+    { type: 'stock.low' as const, data: { productId: product.id, optionId: null, available: 1, lowStockThreshold: 1 } },
+    { type: 'stock.empty' as const, data: { productId: product.id, optionId: null, available: 0 } }
+  ]
   const a = app.db.transaction(async (tx) => {
-    await recordEvent(tx, { shopId: shop.shopId, type: 'message.created', data: { orderId: x.id, message: { id: paidX.id, senderRole: 'system', text: 'A', createdAt: paidX.createdAt } } })
+    await recordSignals(tx, shop.shopId, signals)
     seqTaken()
     await gate
   })
@@ -84,7 +89,10 @@ t.test('a transaction holding a seq makes later ones wait: nothing commits past 
   t.equal((await takeY).statusCode, 200)
 
   const after = await page(app, shop, `after=${between.nextCursor}`)
-  t.same(summary(after.events), [`message.created ${x.id}`, `order.taken ${y.id}`], 'both, once, in commit order')
+  t.same(summary(after.events), [`stock.low ${product.id}`, `stock.empty ${product.id}`, `order.taken ${y.id}`], 'all, once, in commit order')
+  const rows = await sql<{ seq: number, type: string }[]>`select seq::int as seq, type from events where shop_id = ${shop.shopId} order by seq`
+  t.same(rows.map((r) => r.seq), rows.map((_, i) => i + 1), 'the shop\'s seqs are dense')
+  t.same(rows.slice(-3).map((r) => r.type), ['stock.low', 'stock.empty', 'order.taken'], 'A\'s two consecutive seqs, then B\'s')
 })
 
 t.test('500 events from 20 writers on two instances, followed on a third: each once, per-order order kept', async (t) => {

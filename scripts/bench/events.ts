@@ -3,11 +3,12 @@
 //
 //  1. Claims and seeds a bench database as `npm run bench` does (1 000 shops with
 //     a key and a product with automation each, 120 000 orders).
-//  2. NOTIFY cost: 20 connections append events with the statements of
-//     recordEvent (bump the shop's seq, insert the event) without any hint, with
-//     `pg_notify` inside the transaction, and with the hint after commit as the
-//     service sends it (db/notifications.ts), twice each, while one connection
-//     LISTENs; reports commits/s and commit latency.
+//  2. NOTIFY cost: 20 connections append events, each in a transaction, with
+//     the statement the service's writes append theirs with
+//     (db/event-statements.ts: bump the shop's seq, insert the event) without
+//     any hint, with `pg_notify` inside the transaction, and with the hint after
+//     commit as the service sends it (db/notifications.ts), twice each, while
+//     one connection LISTENs; reports commits/s and commit latency.
 //  3. Builds and starts two service instances on Postgres and Redis: the
 //     follower (the bots' instance, measured) and a writer.
 //  4. Orders-list p99 on the follower (autocannon) without long polls; then opens
@@ -27,6 +28,7 @@
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import postgres from 'postgres'
+import { appendEventCtes } from '../../db/event-statements.js'
 import { EVENTS_CHANNEL } from '../../db/events.js'
 import { Notifier, payloadsOf } from '../../db/notifications.js'
 import {
@@ -60,18 +62,23 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
 type HintMode = 'none' | 'in the transaction' | 'after commit'
 interface CommitRun { mode: HintMode, commitsPerSecond: number, p50: number, p99: number }
 
+/** An `order.paid` event of shop $1 with data $2, as the service appends one. */
+const appendEventSql = `with src as (select $1::uuid as shop_id),
+  ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
+  select 1`
+
 /** NOTIFY_WRITERS connections append events for NOTIFY_SECONDS, each to its own shops (no row-lock waits). */
 async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string[], mode: HintMode): Promise<CommitRun> {
   const latencies: number[] = []
   const payload = { order: { id: '00000000-0000-4000-8000-000000000000', status: 'paid', productTitle: 'Steam key: Game', amount: 499.9, fieldValues: [{ label: 'Email', value: 'buyer@example.com' }] } }
+  const data = JSON.stringify(payload)
   const until = Date.now() + NOTIFY_SECONDS * 1000
   await Promise.all(Array.from({ length: NOTIFY_WRITERS }, async (_, w) => {
     for (let i = 0; Date.now() < until; i++) {
       const shopId = shopIds[(w * 50 + (i % 50)) % shopIds.length]
       const started = performance.now()
       await sql.begin(async (tx) => {
-        const [{ seq }] = await tx<{ seq: string }[]>`update shops set event_seq = event_seq + 1 where id = ${shopId} returning event_seq as seq`
-        await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${seq}, 'order.paid', ${tx.json(payload)})`
+        await tx.unsafe(appendEventSql, [shopId, data], { prepare: true })
         if (mode === 'in the transaction') await tx`select pg_notify(${EVENTS_CHANNEL}, ${shopId})`
       })
       if (mode === 'after commit') notifier.notify(EVENTS_CHANNEL, shopId)

@@ -3,7 +3,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { join, relative } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type postgres from 'postgres'
 import ts from 'typescript'
 
@@ -74,10 +75,17 @@ export async function stopServer (server: Server) {
 export const stopAllServers = () => Promise.allSettled(servers.map(stopServer))
 export const killAllServers = () => { for (const s of servers) if (!s.exited) s.child.kill('SIGKILL') }
 
-/** A TypeScript file of scripts/bench/ as plain ESM for `node --input-type=module --eval` (no tsx loader in its memory). */
+/**
+ * A TypeScript file of scripts/bench/ as plain ESM for `node --input-type=module
+ * --eval` (no tsx loader in its memory). Its imports of the service's modules
+ * (db/ …) load their build in dist/, which `npm run build` has made.
+ */
 export function transpiled (file: string): string {
-  const source = readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')
-  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
+  const url = new URL(`./${file}`, import.meta.url)
+  const source = readFileSync(url, 'utf8')
+  const output = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
+  return output.replace(/(from\s+)'(\.\.?\/[^']+)'/g, (_, from: string, specifier: string) =>
+    `${from}'${pathToFileURL(join(root, 'dist', relative(root, fileURLToPath(new URL(specifier, url))))).href}'`)
 }
 
 /** Runs a command in the repository root; rejects with its output when it fails. */

@@ -2,9 +2,10 @@
 // two hot routes. A bare Fastify app (no plugins, no schemas, no hooks) on
 // postgres.js with the service's pool size: per request the key lookup by SHA-256
 // hash (the service skips it for keys it has cached), then the page query, the
-// very SQL of db/orders.ts listOrders and db/messages.ts listMessages, answered
-// with the same JSON envelope. scripts/bench/main.ts transpiles and starts it as a
-// child process; it is not part of the service.
+// very SQL of db/orders.ts listOrders and db/messages.ts listMessages (the
+// order's columns and the times written by the service's own db/order-row.ts and
+// db/sql-time.ts), answered with the same JSON envelope. scripts/bench/main.ts
+// transpiles and starts it as a child process; it is not part of the service.
 //
 // Env, all set by scripts/bench/main.ts from its validated settings
 // (scripts/bench/settings.ts): PORT, DATABASE_URL, DB_POOL_MAX,
@@ -12,6 +13,8 @@
 import { createHash } from 'node:crypto'
 import Fastify from 'fastify'
 import postgres from 'postgres'
+import { orderResponseColumns } from '../../db/order-row.js'
+import { isoTime } from '../../db/sql-time.js'
 
 const sql = postgres(process.env.DATABASE_URL!, {
   max: Number(process.env.DB_POOL_MAX),
@@ -36,7 +39,8 @@ const unauthorized = { success: false, error: { code: 'API_KEY_INVALID', message
 
 app.get('/healthz', async () => ({ status: 'ok' }))
 
-const isoTime = (column: string) => sql.unsafe(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+const orderColumns = orderResponseColumns('o')
+const messageCreatedAt = isoTime('m.created_at')
 
 app.get('/v1/orders', async (request, reply) => {
   const key = await shopOf(request.headers.authorization)
@@ -44,11 +48,7 @@ app.get('/v1/orders', async (request, reply) => {
   const query = request.query as { limit?: string }
   const limit = Number(query.limit ?? 20)
   const rows = await sql`
-    select c.total, o.id, o.status, ${isoTime('o.created_at')} as "createdAt", o.product_id as "productId", o.product_title as "productTitle",
-      o.quantity, o.amount::float8 as amount, o.field_values as "fieldValues", o.assignee_type as "assigneeType",
-      case when o.delivered_values = '[]'::jsonb then null
-           else array_to_string(array(select jsonb_array_elements_text(o.delivered_values)), E'\\n') end as "deliveredValue",
-      o.delivered_values as "deliveredValues", ${isoTime('o.taken_at')} as "takenAt", ${isoTime('o.delivered_at')} as "deliveredAt"
+    select c.total, ${sql.unsafe(orderColumns)}
     from (
       select coalesce(sum(n.count), 0)::int as total
       from order_counts n join products p on p.id = n.product_id and p.external
@@ -71,7 +71,7 @@ app.get('/v1/orders/:id/messages', async (request, reply) => {
   const limit = Number(query.limit ?? 50)
   const cursor = query.cursor ?? null
   const rows = await sql`
-    select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTime('m.created_at')} as "createdAt"
+    select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${sql.unsafe(messageCreatedAt)} as "createdAt"
     from orders o
     left join (
       select id, sender_role, text, created_at from order_messages

@@ -12,10 +12,10 @@
 //     with automation and an endpoint pointing at the receiver.
 //  3. Steady load at BENCH_RATE events per second (default 200) for BENCH_DURATION
 //     seconds (default 30), open loop, spread over the shops. BENCH_SOURCE=store
-//     (default): this process records `order.paid` events through the event
-//     store's recordEvent, in transactions like an order change's (shop row lock,
-//     event row, fan-out to the endpoints), and latency = received at the
-//     receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
+//     (default): this process appends `order.paid` events with the statement
+//     the service's writes append theirs with (db/event-statements.ts: shop row
+//     lock, event row, fan-out to the endpoints; the hint after commit), and
+//     latency = received at the receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
 //     service's operator API (POST /internal/v1/orders, spread over the
 //     instances), and latency = received − the event's createdAt (the start of its
 //     transaction, so a little more than commit → received). Then every event
@@ -32,7 +32,8 @@ import os from 'node:os'
 import postgres from 'postgres'
 import { openDatabase } from '../../db/client.js'
 import type { Db } from '../../db/client.js'
-import { recordEvent } from '../../db/events.js'
+import { appendEventCtes, appendEventRowsCtes, notifyEvent } from '../../db/event-statements.js'
+import { run as runSql } from '../../db/stock-statements.js'
 import { cleanUpOnExit } from './kit.js'
 import { cpuSeconds, sleep, type Server } from './processes.js'
 import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
@@ -45,7 +46,7 @@ const DURATION_S = settings.BENCH_DURATION
 const BACKLOG = settings.BENCH_BACKLOG
 const INSTANCES = settings.BENCH_INSTANCES
 const SHOPS = settings.BENCH_SHOPS
-/** `store`: events recorded by this process through recordEvent; `api`: buyers' purchases through the service. */
+/** `store`: events appended by this process with the service's statement; `api`: buyers' purchases through the service. */
 const SOURCE = settings.BENCH_SOURCE
 const POOL_MAX = settings.DB_POOL_MAX
 const TARGET_P99_MS = 500
@@ -122,12 +123,20 @@ interface SteadyResult { sent: number, failed: number, sourceP50: number, source
  */
 type EventSource = (n: number) => Promise<{ eventId?: string, committedAt?: number }>
 
-/** The event store's own transaction (shop row lock, event row, fan-out), as an order change makes it. */
+/** An event of shop $1 with data $2, appended as the service's one-statement writes append theirs. */
+const appendEventSql = `with src as (select $1::uuid as shop_id),
+  ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
+  select s.event_seq as seq from s`
+
+/** The event's statement (shop row lock, event row, fan-out) and its hint after commit, as an order change makes them. */
 function storeSource (db: Db, shops: Shop[]): EventSource {
   return async (n) => {
     const shop = shops[n % shops.length]
-    const event = await db.transaction((tx) => recordEvent(tx, { shopId: shop.shopId, type: 'order.paid', data: shop.eventData }))
-    return { eventId: event.id, committedAt: Date.now() }
+    const [{ seq }] = await runSql<{ seq: string }>(db, appendEventSql, [shop.shopId, JSON.stringify(shop.eventData)])
+    notifyEvent(db, { eventShopId: shop.shopId })
+    const committedAt = Date.now()
+    const [event] = await runSql<{ id: string }>(db, 'select id from events where shop_id = $1 and seq = $2', [shop.shopId, seq])
+    return { eventId: event.id, committedAt }
   }
 }
 
@@ -198,17 +207,22 @@ async function steadyLoad (source: EventSource): Promise<SteadyResult> {
 
 interface BacklogResult { events: number, seconds: number, rate: number, lost: number }
 
+/** $3 `order.paid` events with data $2 appended to the feed of shop $1. */
+const backlogSql = `with evs as (
+    select g.i as ord, 'order.paid' as type, $2::text::jsonb as data from generate_series(1, $3::int) g(i)
+  ), ${appendEventRowsCtes('evs', '$1::uuid')}
+  select 1`
+
 async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
   const perShop = Math.ceil(BACKLOG / SHOPS)
   const before = arrivals.size
   const [template] = await sql<Array<{ data: unknown }>>`select data from events where type = 'order.paid' limit 1`
   await sql.begin(async (tx) => {
-    // Their deliveries come from the trigger events_webhook_fan_out, as for every event.
-    await tx`
-      insert into events (shop_id, seq, type, data)
-      select e.shop_id, s.event_seq + g.i, 'order.paid', ${tx.json(template.data as postgres.JSONValue)}
-      from webhook_endpoints e join shops s on s.id = e.shop_id cross join generate_series(1, ${perShop}) g(i)`
-    await tx`update shops set event_seq = event_seq + ${perShop} where id in (select shop_id from webhook_endpoints)`
+    // Appended as the service appends events (db/event-statements.ts); their
+    // deliveries come from the trigger events_webhook_fan_out, as for every event.
+    for (const { shopId } of await tx<Array<{ shopId: string }>>`select shop_id as "shopId" from webhook_endpoints`) {
+      await tx.unsafe(backlogSql, [shopId, JSON.stringify(template.data), perShop])
+    }
   })
   const committed = Date.now()
   const events = perShop * SHOPS
@@ -253,7 +267,7 @@ async function main () {
     `Webhooks: ${INSTANCES} instance(s), ${SHOPS} shops with one endpoint each, receiver on 127.0.0.1 answering 200 at once, DB_POOL_MAX=${POOL_MAX}, default WEBHOOK_* settings`,
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average before ${loadBefore}, after the steady run ${loadSteady}, after the backlog ${loadAfter}`,
     '',
-    `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (recordEvent transactions)'}: ` +
+    `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (the service\'s event statement)'}: ` +
       `${steady.sent} events (${steady.failed} failed; making one: p50 ${ms(steady.sourceP50)}, p99 ${ms(steady.sourceP99)})`,
     `  ${SOURCE === 'api' ? 'event createdAt' : 'commit'} -> received: p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
     `  lost: ${steady.lost}; bad signatures: ${badSignatures}; service ${perEvent(cpuStart, cpuSteady, steady.sent)}${SOURCE === 'api' ? ' (purchase + delivery)' : ' (delivery alone: the recording runs in this process)'}`,

@@ -10,13 +10,17 @@
 // alike: the order counts, and the event's webhook deliveries
 // (events_webhook_fan_out; the bench's shops have no endpoints, so it inserts
 // none). No idempotency, no rate limit, no NOTIFY: that is the service's extra
-// work being measured. scripts/bench/main.ts starts it as a child process.
+// work being measured. The order's columns, its representation and the times
+// are the service's own (db/order-row.ts, db/sql-time.ts). scripts/bench/main.ts
+// starts it as a child process.
 //
 // Env, all set by scripts/bench/main.ts from its validated settings
 // (scripts/bench/settings.ts): PORT, DATABASE_URL, DB_POOL_MAX.
 import { createHash } from 'node:crypto'
 import Fastify from 'fastify'
 import postgres from 'postgres'
+import { orderRowSql, orderView, type OrderRow } from '../../db/order-row.js'
+import { NOW_MS, toMilliseconds } from '../../db/sql-time.js'
 
 const sql = postgres(process.env.DATABASE_URL!, {
   max: Number(process.env.DB_POOL_MAX),
@@ -27,22 +31,8 @@ const sql = postgres(process.env.DATABASE_URL!, {
 
 const app = Fastify({ logger: false })
 
-interface OrderRow {
-  id: string
-  status: string
-  created_at: Date
-  product_id: string
-  product_title: string
-  quantity: number
-  amount: string
-  field_values: unknown
-  assignee_type: string
-  delivered_values: string[]
-  taken_at: Date | null
-  delivered_at: Date | null
-  shop_id: string
-  external: boolean
-}
+/** The order's columns as the service reads them (db/order-row.ts), with what the event needs. */
+type ChangedOrder = OrderRow & { shop_id: string, external: boolean }
 
 async function shopOf (authorization: string | undefined): Promise<string | undefined> {
   const secret = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined
@@ -54,32 +44,12 @@ async function shopOf (authorization: string | undefined): Promise<string | unde
 
 const unauthorized = { success: false, error: { code: 'API_KEY_INVALID', message: 'The API key is missing, malformed, unknown or revoked.' } }
 const conflict = { success: false, error: { code: 'ORDER_INVALID_STATUS', message: 'The order\'s status does not allow this.' } }
-const iso = (d: Date | null) => d === null ? null : d.toISOString()
-
-function orderView (r: OrderRow) {
-  return {
-    id: r.id,
-    status: r.status,
-    createdAt: r.created_at.toISOString(),
-    productId: r.product_id,
-    productTitle: r.product_title,
-    quantity: r.quantity,
-    amount: Number(r.amount),
-    fieldValues: r.field_values,
-    assigneeType: r.assignee_type,
-    deliveredValue: r.delivered_values.length === 0 ? null : r.delivered_values.join('\n'),
-    deliveredValues: r.delivered_values,
-    takenAt: iso(r.taken_at),
-    deliveredAt: iso(r.delivered_at)
-  }
-}
-
-const returning = sql`returning id, status, created_at, product_id, product_title, quantity, amount, field_values, assignee_type,
-  delivered_values, taken_at, delivered_at, shop_id, external`
+const returning = sql`returning ${sql.unsafe(orderRowSql('orders'))}, shop_id, external`
+const nowMs = sql.unsafe(NOW_MS)
 const visible = (shopId: string) => sql`shop_id = ${shopId} and external`
 
 /** The shop's next seq under its row lock, and the event row (whose trigger fans it out to webhook deliveries). */
-async function recordEvent (tx: postgres.TransactionSql, shopId: string, type: string, data: unknown) {
+async function appendEvent (tx: postgres.TransactionSql, shopId: string, type: string, data: unknown) {
   const [shop] = await tx<{ event_seq: number }[]>`update shops set event_seq = event_seq + 1 where id = ${shopId} returning event_seq`
   await tx`insert into events (shop_id, seq, type, data) values (${shopId}, ${shop.event_seq}, ${type}, ${sql.json(data as postgres.JSONValue)})`
 }
@@ -88,17 +58,17 @@ type Action = 'take' | 'deliver' | 'cancel'
 
 function transition (tx: postgres.TransactionSql, action: Action, orderId: string, shopId: string, body: { value?: string, reason?: string } | undefined) {
   if (action === 'take') {
-    return tx<OrderRow[]>`update orders set status = 'processing', assignee_type = 'api', taken_at = date_trunc('milliseconds', now()),
-      updated_at = date_trunc('milliseconds', now()) where id = ${orderId} and status in ('paid') and ${visible(shopId)} ${returning}`
+    return tx<ChangedOrder[]>`update orders set status = 'processing', assignee_type = 'api', taken_at = ${nowMs},
+      updated_at = ${nowMs} where id = ${orderId} and status in ('paid') and ${visible(shopId)} ${returning}`
   }
   if (action === 'deliver') {
     const values = body?.value === undefined ? [] : [body.value]
-    return tx<OrderRow[]>`update orders set delivered_values = ${sql.json(values)}, status = 'awaiting_confirmation',
-      delivered_at = date_trunc('milliseconds', now()), updated_at = date_trunc('milliseconds', now())
+    return tx<ChangedOrder[]>`update orders set delivered_values = ${sql.json(values)}, status = 'awaiting_confirmation',
+      delivered_at = ${nowMs}, updated_at = ${nowMs}
       where id = ${orderId} and status in ('processing') and ${visible(shopId)} ${returning}`
   }
-  return tx<OrderRow[]>`update orders set cancel_reason = ${body?.reason ?? null}, status = 'cancelled', cancelled_at = date_trunc('milliseconds', now()),
-    updated_at = date_trunc('milliseconds', now())
+  return tx<ChangedOrder[]>`update orders set cancel_reason = ${body?.reason ?? null}, status = 'cancelled', cancelled_at = ${nowMs},
+    updated_at = ${nowMs}
     where id = ${orderId} and status in ('paid', 'processing', 'awaiting_confirmation') and ${visible(shopId)} ${returning}`
 }
 
@@ -115,7 +85,7 @@ app.post('/v1/orders/:id/:action(take|deliver|cancel)', async (request, reply) =
     if (!row) return null
     if (action === 'cancel') await tx`insert into ledger_entries (shop_id, order_id, kind, amount) values (${row.shop_id}, ${row.id}, 'refund', ${row.amount})`
     const view = orderView(row)
-    if (row.external) await recordEvent(tx, row.shop_id, eventTypes[action], { order: view })
+    if (row.external) await appendEvent(tx, row.shop_id, eventTypes[action], { order: view })
     return view
   })
   if (!order) return reply.code(409).send(conflict)
@@ -129,14 +99,14 @@ app.post('/v1/orders/:id/messages', async (request, reply) => {
   const text = (request.body as { text: string }).text.trim()
   const message = await sql.begin(async (tx) => {
     const [order] = await tx<{ id: string, shop_id: string, external: boolean, last_message_at: Date }[]>`
-      update orders set last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()), last_message_at + interval '1 millisecond')
+      update orders set last_message_at = greatest(${sql.unsafe(toMilliseconds('clock_timestamp()'))}, last_message_at + interval '1 millisecond')
       where id = ${id} and ${visible(shopId)} returning id, shop_id, external, last_message_at`
     if (!order) return null
     const [row] = await tx<{ id: string, sender_role: string, text: string, created_at: Date }[]>`
       insert into order_messages (order_id, sender_role, text, created_at) values (${id}, 'seller', ${text}, ${order.last_message_at})
       returning id, sender_role, text, created_at`
     const view = { id: row.id, senderRole: row.sender_role, text: row.text, createdAt: row.created_at.toISOString() }
-    if (order.external) await recordEvent(tx, order.shop_id, 'message.created', { orderId: id, message: view })
+    if (order.external) await appendEvent(tx, order.shop_id, 'message.created', { orderId: id, message: view })
     return view
   })
   if (!message) return reply.code(404).send({ success: false, error: { code: 'ORDER_NOT_FOUND', message: 'Order not found.' } })

@@ -1,12 +1,12 @@
 // GET /internal/v1/shops/{shopId}/ledger: a shop's money movements and balance.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { listLedgerEntries } from '../../../db/ledger.js'
+import { ledgerView, listLedgerEntries } from '../../../db/ledger.js'
 import { findShop } from '../../../db/shops.js'
 import { orderNotFound } from '../../../domain/errors.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
 import { ShopParams, internalSecurity } from '../../../schemas/operator.js'
-import { LedgerSchema, ledgerView } from '../../../schemas/orders.js'
+import { LedgerSchema } from '../../../schemas/orders.js'
 
 const ledgerRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:shopId/ledger', {

@@ -2,11 +2,12 @@
 // the shop's products with automation (`external: true`) are visible here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { orderView } from '../../../db/order-row.js'
 import { cancelOrder, deliverOrder, getOrder, listOrders, takeOrder } from '../../../db/orders.js'
 import { deliveredValuesFrom, type OrderStatus } from '../../../domain/order-transitions.js'
 import { DELIVER_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
-import { CancelBody, DeliverBody, OrderListQuery, OrderSchema, orderView } from '../../../schemas/orders.js'
+import { CancelBody, DeliverBody, OrderListQuery, OrderSchema } from '../../../schemas/orders.js'
 
 const OrderEnvelope = Envelope(Type.Object({ order: OrderSchema }))
 const transitionResponses = { 200: OrderEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody), 413: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
