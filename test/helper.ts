@@ -5,9 +5,9 @@ import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my
 import { buildApp, serverOptions } from '../app.js'
 import { driftProblems } from './fixtures/openapi-drift.js'
 import { loadConfig, type Config } from '../plugins/config.js'
-import { createTestDatabase, testRedisPrefix, testRedisUrl, withDatabase } from './databases.js'
+import { createTestDatabase, testRedisPrefix, testRedisUrl, withDatabase } from './fixtures/databases.js'
 import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
-import { processLogFile, recordSecrets } from './log-sweep.js'
+import { processLogFile, recordSecrets } from './fixtures/log-sweep.js'
 import { openSync, writeSync } from 'node:fs'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
@@ -60,7 +60,7 @@ let logFile: { write: (line: string) => void } | undefined
 
 /**
  * Where the apps of this test process log: at trace, into the run's log directory,
- * which the log sweep searches for secrets after the run (test/log-sweep.ts).
+ * which the log sweep searches for secrets after the run (test/fixtures/log-sweep.ts).
  */
 function sweptLogger (config: Config) {
   if (!logFile) {

@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { build, fileDatabaseUrl, testConfig } from './helper.js'
+import { build, fileDatabaseUrl, testConfig } from '../helper.js'
 
 const run = promisify(execFile)
-const root = new URL('..', import.meta.url).pathname
+const root = new URL('../..', import.meta.url).pathname
 
 async function cliWith (env: Record<string, string>, ...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
   try {

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
-import { freePort } from './fixtures/free-port.js'
-import { images, multipartBody } from './fixtures/images.js'
-import { productInput } from './fixtures/products.js'
+import { freePort } from '../fixtures/free-port.js'
+import { images, multipartBody } from '../fixtures/images.js'
+import { productInput } from '../fixtures/products.js'
 
-const root = new URL('..', import.meta.url).pathname
+const root = new URL('../..', import.meta.url).pathname
 
 interface Running { child: ChildProcess, output: () => string, stdout: () => string, stderr: () => string, exited: Promise<number | null> }
 

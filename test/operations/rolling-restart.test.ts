@@ -6,15 +6,15 @@
 // once and in order, every webhook is delivered. With SIGKILL: requests fail,
 // but the clients' keyed retries leave every order taken and delivered exactly once.
 import t, { type Test } from 'tap'
-import { testRedisUrl } from './databases.js'
-import { freePort } from './fixtures/free-port.js'
-import { startHaproxy, type Balancer } from './fixtures/haproxy.js'
-import { startMixedLoad, type MixedLoad } from './fixtures/mixed-load.js'
-import { createProduct } from './fixtures/products.js'
-import { startServerProcess, type ServerProcess } from './fixtures/server-process.js'
-import { startReceiver, type WebhookReceiver } from './fixtures/webhook-receiver.js'
-import { createEndpoint } from './fixtures/webhooks.js'
-import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from './helper.js'
+import { testRedisUrl } from '../fixtures/databases.js'
+import { freePort } from '../fixtures/free-port.js'
+import { startHaproxy, type Balancer } from '../fixtures/haproxy.js'
+import { startMixedLoad, type MixedLoad } from '../fixtures/mixed-load.js'
+import { createProduct } from '../fixtures/products.js'
+import { startServerProcess, type ServerProcess } from '../fixtures/server-process.js'
+import { startReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver.js'
+import { createEndpoint } from '../fixtures/webhooks.js'
+import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from '../helper.js'
 
 // Two instances started three times each and two load phases: 1.5–3.5 minutes on a busy machine, over the suite's 120 s per file.
 t.setTimeout(480_000)

@@ -11,7 +11,7 @@
 import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
 import { buildApp, serverOptions } from '../../app.js'
-import { testRedisUrl } from '../databases.js'
+import { testRedisUrl } from '../fixtures/databases.js'
 import { buy } from '../fixtures/orders.js'
 import { pause, startLoad, type Sample } from '../fixtures/load.js'
 import { createProduct } from '../fixtures/products.js'

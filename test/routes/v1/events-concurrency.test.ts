@@ -5,11 +5,11 @@
 // in commit order.
 import postgres from 'postgres'
 import t from 'tap'
-import { recordEvent } from '../db/events.js'
-import { page, readAll, type FeedEvent } from './fixtures/events.js'
-import { act, buy, confirm } from './fixtures/orders.js'
-import { createProduct } from './fixtures/products.js'
-import { build, createShop, fileDatabaseUrl, internalHeaders } from './helper.js'
+import { recordEvent } from '../../../db/events.js'
+import { page, readAll, type FeedEvent } from '../../fixtures/events.js'
+import { act, buy, confirm } from '../../fixtures/orders.js'
+import { createProduct } from '../../fixtures/products.js'
+import { build, createShop, fileDatabaseUrl, internalHeaders } from '../../helper.js'
 
 let sql: postgres.Sql
 t.before(async () => { sql = postgres(await fileDatabaseUrl(), { max: 3, onnotice: () => {} }) })

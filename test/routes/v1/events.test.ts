@@ -1,7 +1,7 @@
 // The events feed (docs/events.md): which changes emit which event, with
 // what payload; paging with nextCursor, the types filter, `latest`; shop
 // isolation; bad input. Long polling: events-long-poll.test.ts; retention:
-// events-retention.test.ts; concurrency: test/events-concurrency.test.ts.
+// events-retention.test.ts; concurrency: events-concurrency.test.ts.
 import t from 'tap'
 import { encodeEventCursor } from '../../../domain/event-cursor.js'
 import { page, feed, readAll, type FeedEvent } from '../../fixtures/events.js'
