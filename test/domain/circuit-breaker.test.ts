@@ -1,10 +1,9 @@
 // The circuit breaker on its own (domain/circuit-breaker.ts): refuses at once
 // while open, probes in the background, closes on the first successful probe,
 // and reports each outage once.
+import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
 import { CircuitBreaker, DependencyUnavailableError } from '../../domain/circuit-breaker.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function until (condition: () => boolean, ms = 5000) {
   for (const end = Date.now() + ms; !condition() && Date.now() < end;) await pause(5)

@@ -5,6 +5,7 @@
 // failed request or socket error, every event reaches each watching bot exactly
 // once and in order, every webhook is delivered. With SIGKILL: requests fail,
 // but the clients' keyed retries leave every order taken and delivered exactly once.
+import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { testRedisUrl } from '../fixtures/databases.js'
 import { freePort } from '../fixtures/free-port.js'
@@ -18,8 +19,6 @@ import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } 
 
 // Two instances started three times each and two load phases: 1.5–3.5 minutes on a busy machine, over the suite's 120 s per file.
 t.setTimeout(480_000)
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Instance { name: string, port: number, process?: ServerProcess }
 

@@ -9,11 +9,12 @@
 // - Redis is probed in the background and used again without a restart.
 // Bounds asserted with 3x margins; the measured figures go to docs/reliability.md.
 import { Writable } from 'node:stream'
+import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { buildApp, serverOptions } from '../../app.js'
 import { testRedisUrl } from '../fixtures/databases.js'
 import { buy } from '../fixtures/orders.js'
-import { pause, startLoad, type Sample } from '../fixtures/load.js'
+import { startLoad, type Sample } from '../fixtures/load.js'
 import { createProduct } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 import { createShop, testConfig, type App } from '../helper.js'

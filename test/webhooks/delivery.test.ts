@@ -2,6 +2,7 @@
 // `standardwebhooks` package: every kind of event, the kinds filter, the test
 // event, retries with one webhook-id, the final `failed`, manual retry, secret
 // rotation, disable / enable / delete, and the automatic disabling.
+import { setTimeout as pause } from 'node:timers/promises'
 import postgres from 'postgres'
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
@@ -10,8 +11,6 @@ import { act, buy, confirm } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver, type ReceivedAttempt } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The body, if the attempt's signature verifies with `secret` (standardwebhooks throws otherwise). */
 function verified (secret: string, attempt: ReceivedAttempt) {
