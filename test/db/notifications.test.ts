@@ -8,11 +8,8 @@ import t from 'tap'
 import { openDatabase } from '../../db/client.js'
 import { Notifier, notifyAfterCommit, payloadsOf } from '../../db/notifications.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { until } from '../fixtures/until.js'
 import { fileDatabaseUrl } from '../helper.js'
-
-async function until (condition: () => boolean, ms = 10_000) {
-  for (const end = Date.now() + ms; !condition() && Date.now() < end;) await pause(20)
-}
 
 /** Payloads heard on `channel` of the test database. */
 async function listener (t: { teardown: (fn: () => unknown) => void }, channel: string) {

@@ -17,6 +17,7 @@ import { buy } from '../fixtures/orders.js'
 import { startLoad, type Sample } from '../fixtures/load.js'
 import { createProduct } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { until } from '../fixtures/until.js'
 import { createShop, testConfig, type App } from '../helper.js'
 
 const percentile = (values: number[], p: number) => {
@@ -37,9 +38,10 @@ async function appBehindRedisRelay (t: Test) {
   return { app, relay, logs: () => logs }
 }
 
+/** How long `condition` took to hold (up to `withinMs`). */
 async function waitFor (condition: () => boolean, withinMs: number): Promise<number> {
   const started = Date.now()
-  while (!condition() && Date.now() - started < withinMs) await pause(20)
+  await until(condition, withinMs)
   return Date.now() - started
 }
 
