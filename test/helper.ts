@@ -84,6 +84,17 @@ export async function build (t: Test, overrides: Partial<Config> = {}): Promise<
 }
 
 /**
+ * An app on an in-memory embedded database (PGlite, no Redis), as the embedded
+ * default runs, with `overrides` on top; closed when `t` ends.
+ */
+export async function buildEmbedded (t: Test, overrides: Partial<Config> = {}): Promise<App> {
+  const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...overrides })
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  return app
+}
+
+/**
  * Holds every response `app.inject(options)` returns to the OpenAPI documents
  * the app publishes (test/fixtures/openapi-drift.ts); a mismatch fails `t`.
  */
