@@ -5,9 +5,9 @@ import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my
 import { buildApp, serverOptions } from '../app.js'
 import { driftProblems } from './fixtures/openapi-drift.js'
 import { loadConfig, type Config } from '../plugins/config.js'
-import { createTestDatabase, testRedisPrefix, testRedisUrl, withDatabase } from './databases.js'
+import { createTestDatabase, testRedisPrefix, testRedisUrl, withDatabase } from './fixtures/databases.js'
 import { tcpRelay, viaRelay, type TcpRelay } from './fixtures/tcp-relay.js'
-import { processLogFile, recordSecrets } from './log-sweep.js'
+import { processLogFile, recordSecrets } from './fixtures/log-sweep.js'
 import { openSync, writeSync } from 'node:fs'
 
 export type App = Awaited<ReturnType<typeof buildApp>>
@@ -60,7 +60,7 @@ let logFile: { write: (line: string) => void } | undefined
 
 /**
  * Where the apps of this test process log: at trace, into the run's log directory,
- * which the log sweep searches for secrets after the run (test/log-sweep.ts).
+ * which the log sweep searches for secrets after the run (test/fixtures/log-sweep.ts).
  */
 function sweptLogger (config: Config) {
   if (!logFile) {
@@ -80,6 +80,17 @@ export async function build (t: Test, overrides: Partial<Config> = {}): Promise<
   const app = await buildApp({ config }, { logger: sweptLogger(config) })
   t.teardown(() => app.close())
   checkResponsesAgainstDocument(t, app)
+  return app
+}
+
+/**
+ * An app on an in-memory embedded database (PGlite, no Redis), as the embedded
+ * default runs, with `overrides` on top; closed when `t` ends.
+ */
+export async function buildEmbedded (t: Test, overrides: Partial<Config> = {}): Promise<App> {
+  const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...overrides })
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
   return app
 }
 

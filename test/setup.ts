@@ -4,7 +4,7 @@
 // other runs, even dead ones, are left alone (test/teardown.ts cleans this run's).
 import postgres from 'postgres'
 import { openDatabase } from '../db/client.js'
-import { adminUrl, templateName, testDatabaseBaseUrl, withDatabase } from './databases.js'
+import { adminUrl, templateName, testDatabaseBaseUrl, withDatabase } from './fixtures/databases.js'
 
 const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} })
 const template = templateName()

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { build, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'
-import { act, buy } from '../fixtures/orders.js'
+import { build, createShop, type App, type ShopFixture } from '../helper.js'
+import { act, buy, postAsBuyer } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 
 const codes = Array.from({ length: 8 }, (_, i) => `CODE-${i + 1}-${Math.random().toString(36).slice(2, 8)}`)
@@ -167,7 +167,7 @@ t.test('the bot answers buyers only, never its own messages', async (t) => {
   const bot = startBot(env)
   t.teardown(() => { bot.child.kill('SIGKILL') })
   await allDelivered(app, shop, [first.id])
-  const post = (text: string) => app.inject({ method: 'POST', url: `/internal/v1/orders/${first.id}/messages`, headers: internalHeaders, payload: { text } })
+  const post = (text: string) => postAsBuyer(app, first.id, text)
   t.equal((await post('The code does not work')).statusCode, 201)
   for (let i = 0; i < 600 && (await sellerMessages(app, shop, first.id)).length < 2; i++) await sleep(100)
   // An order after the bot's answer: once it is delivered, the bot has seen its own answer in the feed too.

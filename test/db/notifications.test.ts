@@ -1,19 +1,15 @@
 // Notifications after commit (db/notifications.ts), on real Postgres: sent only
 // when the transaction commits, batched within Postgres's payload limit, and
 // sent again once a lost connection is back.
+import { setTimeout as pause } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import postgres from 'postgres'
 import t from 'tap'
 import { openDatabase } from '../../db/client.js'
 import { Notifier, notifyAfterCommit, payloadsOf } from '../../db/notifications.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { until } from '../fixtures/until.js'
 import { fileDatabaseUrl } from '../helper.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until (condition: () => boolean, ms = 10_000) {
-  for (const end = Date.now() + ms; !condition() && Date.now() < end;) await pause(20)
-}
 
 /** Payloads heard on `channel` of the test database. */
 async function listener (t: { teardown: (fn: () => unknown) => void }, channel: string) {

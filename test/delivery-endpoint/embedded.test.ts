@@ -2,17 +2,13 @@
 // request, the worker's claim, a failed attempt retried, the answer used, the
 // failure event — the same SQL as on Postgres.
 import t from 'tap'
-import { buildApp } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
-import { createShop, INTERNAL_TOKEN } from '../helper.js'
+import { buildEmbedded, createShop } from '../helper.js'
 import { act, buy } from '../fixtures/orders.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { endpointProduct, feed, getOrder, localJustInTime, putDeliveryEndpoint, valuesAnswer, verifiedRequest, waitForRequest } from '../fixtures/delivery-endpoint.js'
 
 t.test('an order is delivered by its endpoint on the embedded database', async (t) => {
-  const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...localJustInTime })
-  const app = await buildApp({ config })
-  t.teardown(() => app.close())
+  const app = await buildEmbedded(t, localJustInTime)
   t.equal(app.dbConnection.kind, 'pglite')
   const shop = await createShop(app)
   const receiver = await startReceiver(t)

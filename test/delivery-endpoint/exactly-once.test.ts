@@ -3,6 +3,7 @@
 // its request's attempts tell what happened — two instances and a slow
 // receiver, a retry racing a late answer, a take racing the answer; and a
 // receiver that never answers holds up no other shop.
+import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { build, createShop, type App, type ShopFixture } from '../helper.js'
 import { act, buy } from '../fixtures/orders.js'
@@ -10,7 +11,6 @@ import { startReceiver, type ReceivedAttempt } from '../fixtures/webhook-receive
 import { createEndpoint } from '../fixtures/webhooks.js'
 import { endpointProduct, feed, getOrder, localJustInTime, putDeliveryEndpoint, valuesAnswer, waitForRequest } from '../fixtures/delivery-endpoint.js'
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const ended = (r: Record<string, any>) => r.status !== 'pending'
 
 /** Each attempt answers values of its own, so the order tells which answer delivered it. */

@@ -2,7 +2,8 @@
 // leases run out, another instance asks again with the same webhook-id, and
 // every order is delivered once, with one answer's values.
 import t from 'tap'
-import { build, createShop, INTERNAL_TOKEN } from '../helper.js'
+import { buyOverHttp } from '../fixtures/orders.js'
+import { build, createShop } from '../helper.js'
 import { startReceiver, type ReceivedAttempt } from '../fixtures/webhook-receiver.js'
 import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
 import { endpointProduct, feed, getOrder, localJustInTime, putDeliveryEndpoint, valuesAnswer, waitForRequest } from '../fixtures/delivery-endpoint.js'
@@ -32,16 +33,7 @@ t.test('an instance killed mid-attempt: every order delivered once', async (t) =
     DELIVERY_TIMEOUT_MS: '1000',
     DELIVERY_RETRY_SCHEDULE: '0.2,0.2'
   }))
-  const orderIds: string[] = []
-  for (let i = 0; i < ORDERS; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/internal/v1/orders`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: `b${i}@example.com` }] })
-    })
-    if (res.status !== 201) throw new Error(`purchase: ${res.status} ${await res.text()}`)
-    orderIds.push((await res.json()).data.order.id)
-  }
+  const orderIds = await buyOverHttp(port, product, ORDERS)
   const unanswered = () => receiver.attempts.filter((a) => a.status === undefined).map((a) => a.webhookId)
   await receiver.waitFor(() => receiver.attempts.length >= 8 && unanswered().length > 0, 30_000, 'the child instance at work')
   const interrupted = unanswered()

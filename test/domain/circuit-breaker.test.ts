@@ -1,15 +1,10 @@
 // The circuit breaker on its own (domain/circuit-breaker.ts): refuses at once
 // while open, probes in the background, closes on the first successful probe,
 // and reports each outage once.
+import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
 import { CircuitBreaker, DependencyUnavailableError } from '../../domain/circuit-breaker.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until (condition: () => boolean, ms = 5000) {
-  for (const end = Date.now() + ms; !condition() && Date.now() < end;) await pause(5)
-  return condition()
-}
+import { until } from '../fixtures/until.js'
 
 function breaker (probe: () => Promise<unknown>) {
   const b = new CircuitBreaker({ name: 'testdep', probe, probeIntervalMs: 10 })
@@ -50,7 +45,7 @@ t.test('a failure opens it: the error is rethrown, later calls are refused witho
   t.same(closed, [])
 
   up = true
-  t.ok(await until(() => b.state === 'closed'), 'the first successful probe closes it')
+  t.ok(await until(() => b.state === 'closed', 5000, 5), 'the first successful probe closes it')
   t.equal(closed.length, 1, 'one close event per outage')
   t.ok(closed[0] >= 0)
   t.equal(opened.length, 1, 'one open event per outage, however many calls were refused')
@@ -72,7 +67,7 @@ t.test('trip while already open is one outage; a stopped breaker neither trips n
   b.trip(new Error('first'))
   b.trip(new Error('second'))
   t.equal(opened.length, 1)
-  await until(() => probes > 0)
+  await until(() => probes > 0, 5000, 5)
   b.stop()
   const seen = probes
   await pause(60)

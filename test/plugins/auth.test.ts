@@ -3,7 +3,7 @@
 // cached in memory), lastUsedAt.
 import t from 'tap'
 import { hashApiKey } from '../../domain/api-key.js'
-import { testRedisUrl } from '../databases.js'
+import { testRedisUrl } from '../fixtures/databases.js'
 import { revocationsSeen, untilRevocationSeen } from '../fixtures/revocations.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 import { build, buildBehindDatabaseRelay, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'

@@ -5,11 +5,12 @@
 //   failures); /readyz names the database; /healthz stays up;
 // - after it is back, requests succeed again within 2 s, without a restart.
 // Bounds asserted with 3x margins; the measured figures go to docs/reliability.md.
+import { setTimeout as pause } from 'node:timers/promises'
 import postgres from 'postgres'
 import t from 'tap'
 import { buildBehindDatabaseRelay, createShop } from '../helper.js'
 import { act, buy } from '../fixtures/orders.js'
-import { pause, slowest, startLoad } from '../fixtures/load.js'
+import { slowest, startLoad } from '../fixtures/load.js'
 import { createProduct } from '../fixtures/products.js'
 
 const UNAVAILABLE = { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly.' } }

@@ -2,7 +2,7 @@
 // unauthenticated callers per IP, the header sets, and failing open without Redis.
 import t from 'tap'
 import { build, buildBehindDatabaseRelay, createShop, internalHeaders } from '../helper.js'
-import { testRedisUrl } from '../databases.js'
+import { testRedisUrl } from '../fixtures/databases.js'
 import { anyCategoryId, productInput } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
 

@@ -9,13 +9,15 @@
 // - Redis is probed in the background and used again without a restart.
 // Bounds asserted with 3x margins; the measured figures go to docs/reliability.md.
 import { Writable } from 'node:stream'
+import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { buildApp, serverOptions } from '../../app.js'
-import { testRedisUrl } from '../databases.js'
+import { testRedisUrl } from '../fixtures/databases.js'
 import { buy } from '../fixtures/orders.js'
-import { pause, startLoad, type Sample } from '../fixtures/load.js'
+import { startLoad, type Sample } from '../fixtures/load.js'
 import { createProduct } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { until } from '../fixtures/until.js'
 import { createShop, testConfig, type App } from '../helper.js'
 
 const percentile = (values: number[], p: number) => {
@@ -36,9 +38,10 @@ async function appBehindRedisRelay (t: Test) {
   return { app, relay, logs: () => logs }
 }
 
+/** How long `condition` took to hold (up to `withinMs`). */
 async function waitFor (condition: () => boolean, withinMs: number): Promise<number> {
   const started = Date.now()
-  while (!condition() && Date.now() - started < withinMs) await pause(20)
+  await until(condition, withinMs)
   return Date.now() - started
 }
 

@@ -2,11 +2,10 @@
 // starts completes; a request arriving on its connection afterwards gets a 503
 // in the envelope (not Fastify's bare answer).
 import { connect } from 'node:net'
+import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
 import { images, multipartBody } from '../fixtures/images.js'
 import { build, createShop } from '../helper.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 t.test('in-flight requests finish, late ones get the envelope', async (t) => {
   const app = await build(t)

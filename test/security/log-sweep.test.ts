@@ -1,10 +1,10 @@
-// The log sweep itself (test/log-sweep.ts) finds what it is there to find: a
+// The log sweep itself (test/fixtures/log-sweep.ts) finds what it is there to find: a
 // recorded secret, the same without its prefix, or anything secret-shaped.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { sweepLogs } from '../log-sweep.js'
+import { sweepLogs } from '../fixtures/log-sweep.js'
 
 t.test('the sweep finds a recorded secret, its body without the prefix, and secret-shaped strings', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'seller-api-sweep-'))

@@ -1,17 +1,13 @@
 // A revocation no instance can miss (docs/security.md, Revocation): it commits
 // with its notice through Postgres, so the CLI needs no Redis, instances without
 // Redis hear it too, and a long poll held by the revoked key answers 401.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import t from 'tap'
+import { runCli } from '../fixtures/cli.js'
 import { page, untilHeld } from '../fixtures/events.js'
 import { buy } from '../fixtures/orders.js'
 import { revocationsSeen, untilRevocationSeen } from '../fixtures/revocations.js'
 import { createProduct } from '../fixtures/products.js'
 import { build, createShop, fileDatabaseUrl, internalHeaders, type App, type ShopFixture } from '../helper.js'
-
-const run = promisify(execFile)
-const root = new URL('../..', import.meta.url).pathname
 
 /** A /v1 request that needs the key but nothing else from the database: the 404 of an unknown route. */
 const probe = (app: App, shop: ShopFixture) =>
@@ -27,9 +23,8 @@ t.test('the CLI revokes without REDIS_URL: two running instances refuse the key 
     t.equal(await probe(b, victim), 404, 'cached on b (without Redis)')
   }
   const seen = [revocationsSeen(a), revocationsSeen(b)]
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: await fileDatabaseUrl() }
-  delete env.REDIS_URL
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli.ts', 'key:revoke', victim.shopId, victim.keyId], { cwd: root, env })
+  const { code, stdout } = await runCli({ DATABASE_URL: await fileDatabaseUrl(), REDIS_URL: undefined }, 'key:revoke', victim.shopId, victim.keyId)
+  t.equal(code, 0, 'the CLI revoked it')
   t.match(stdout, /REVOKED/)
   // The notice of the CLI's commit reaches each instance on its own listening connection.
   await untilRevocationSeen(a, seen[0])

@@ -8,8 +8,8 @@
 // - the instances use the promoted replica without a restart (keyed takes succeed again);
 // - no keyed request ran twice: each take ran once, every other answer was its replay;
 // - every 503 during the switch carried Retry-After; reads were never refused (rate limits fail open).
+import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
-import { pause } from '../fixtures/load.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { SENTINEL_NAME, startSentinelTopology } from '../fixtures/redis-sentinel.js'

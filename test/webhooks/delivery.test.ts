@@ -2,16 +2,15 @@
 // `standardwebhooks` package: every kind of event, the kinds filter, the test
 // event, retries with one webhook-id, the final `failed`, manual retry, secret
 // rotation, disable / enable / delete, and the automatic disabling.
+import { setTimeout as pause } from 'node:timers/promises'
 import postgres from 'postgres'
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
-import { build, createShop, fileDatabaseUrl, internalHeaders, type App, type ShopFixture } from '../helper.js'
-import { act, buy, confirm } from '../fixtures/orders.js'
+import { build, createShop, fileDatabaseUrl, type App, type ShopFixture } from '../helper.js'
+import { act, buy, confirm, postAsBuyer } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver, type ReceivedAttempt } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The body, if the attempt's signature verifies with `secret` (standardwebhooks throws otherwise). */
 function verified (secret: string, attempt: ReceivedAttempt) {
@@ -66,7 +65,7 @@ t.test('every kind of event arrives signed, with the event\'s data', async (t) =
   const second = await buy(app, product)
   t.equal((await act(app, shop, second.id, 'cancel', { reason: 'out of stock' })).statusCode, 200)
   const sellerPost = await app.inject({ method: 'POST', url: `/v1/orders/${second.id}/messages`, headers: shop.headers, payload: { text: 'Sorry!' } })
-  const buyerPost = await app.inject({ method: 'POST', url: `/internal/v1/orders/${second.id}/messages`, headers: internalHeaders, payload: { text: 'Why?' } })
+  const buyerPost = await postAsBuyer(app, second.id, 'Why?')
   t.equal(sellerPost.statusCode, 201)
   t.equal(buyerPost.statusCode, 201)
 

@@ -1,14 +1,13 @@
 // What an attempt does on the wire: a name that resolves to the service's own
 // network is refused when it resolves (and nothing is connected to), redirects
 // are not followed, a silent endpoint times out, and a huge answer is not read.
+import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
 import { build, createShop, type App, type ShopFixture } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The endpoint's single delivery once its first attempt is recorded. */
 async function firstOutcome (app: App, shop: ShopFixture, endpointId: string) {

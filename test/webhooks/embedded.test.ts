@@ -2,18 +2,14 @@
 // (SKIP LOCKED claims, leases, retries, the test call) delivers there too.
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
-import { buildApp } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
-import { createShop, INTERNAL_TOKEN } from '../helper.js'
+import { buildEmbedded, createShop } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
 
 t.test('webhooks are delivered on the embedded database', async (t) => {
-  const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...localDelivery })
-  const app = await buildApp({ config })
-  t.teardown(() => app.close())
+  const app = await buildEmbedded(t, localDelivery)
   t.equal(app.dbConnection.kind, 'pglite')
   const shop = await createShop(app)
   const receiver = await startReceiver(t)

@@ -2,7 +2,8 @@
 // nothing: its leases run out and another instance delivers every event, the
 // interrupted ones included, never two attempts of one event at once.
 import t from 'tap'
-import { build, createShop, INTERNAL_TOKEN } from '../helper.js'
+import { buyOverHttp } from '../fixtures/orders.js'
+import { build, createShop } from '../helper.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
@@ -29,16 +30,7 @@ t.test('an instance killed mid-attempt loses nothing', async (t) => {
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2'
   }))
-  const orderIds: string[] = []
-  for (let i = 0; i < EVENTS; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/internal/v1/orders`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${INTERNAL_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: `b${i}@example.com` }] })
-    })
-    if (res.status !== 201) throw new Error(`purchase: ${res.status} ${await res.text()}`)
-    orderIds.push((await res.json()).data.order.id)
-  }
+  const orderIds = await buyOverHttp(port, product, EVENTS)
 
   // Kill it while attempts wait for their answers. Nothing runs between the check
   // and the kill, so the child never learns how those attempts ended.

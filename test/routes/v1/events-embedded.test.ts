@@ -2,18 +2,13 @@
 // wake-up comes from PGlite's own LISTEN/NOTIFY, and the retention SQL runs there too.
 import { sql } from 'drizzle-orm'
 import t from 'tap'
-import { buildApp } from '../../../app.js'
 import { pruneEvents } from '../../../db/events.js'
-import { loadConfig } from '../../../plugins/config.js'
 import { feed, page, readAll, untilHeld, type FeedEvent } from '../../fixtures/events.js'
 import { act, buy } from '../../fixtures/orders.js'
 import { createProduct } from '../../fixtures/products.js'
-import { createShop, INTERNAL_TOKEN, internalHeaders } from '../../helper.js'
+import { buildEmbedded, createShop, internalHeaders } from '../../helper.js'
 
-const app = await buildApp({
-  config: loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://files.test', RATE_LIMIT_MAX: 10_000, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0 })
-})
-t.teardown(() => app.close())
+const app = await buildEmbedded(t, { PUBLIC_BASE_URL: 'http://files.test', RATE_LIMIT_MAX: 10_000 })
 t.equal(app.dbConnection.kind, 'pglite')
 
 t.test('events, long polling and a burst on PGlite', async (t) => {

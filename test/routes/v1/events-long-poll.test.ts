@@ -4,8 +4,9 @@
 // held requests, counts once against the rate limit, stops being
 // held when its client hangs up, and survives a drop of the listening connection.
 import { connect } from 'node:net'
+import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
-import { page, pause, untilHeld } from '../../fixtures/events.js'
+import { page, untilHeld } from '../../fixtures/events.js'
 import { act, buy } from '../../fixtures/orders.js'
 import { createProduct } from '../../fixtures/products.js'
 import { build, buildBehindDatabaseRelay, createShop, internalHeaders, type App, type ShopFixture } from '../../helper.js'

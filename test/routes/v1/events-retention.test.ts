@@ -1,11 +1,12 @@
 // Event retention (docs/events.md): events older than EVENT_RETENTION_DAYS
 // are deleted; a cursor that lost events to it is 410 CURSOR_EXPIRED, exactly;
 // the cleanup is safe on several instances at once and runs on start.
+import { setTimeout as pause } from 'node:timers/promises'
 import postgres from 'postgres'
 import t from 'tap'
 import { pruneEvents } from '../../../db/events.js'
 import { loadConfig } from '../../../plugins/config.js'
-import { feed, page, pause, readAll } from '../../fixtures/events.js'
+import { feed, page, readAll } from '../../fixtures/events.js'
 import { buy } from '../../fixtures/orders.js'
 import { createProduct } from '../../fixtures/products.js'
 import { build, createShop, fileDatabaseUrl, type App, type ShopFixture } from '../../helper.js'

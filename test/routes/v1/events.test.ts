@@ -1,22 +1,19 @@
 // The events feed (docs/events.md): which changes emit which event, with
 // what payload; paging with nextCursor, the types filter, `latest`; shop
 // isolation; bad input. Long polling: events-long-poll.test.ts; retention:
-// events-retention.test.ts; concurrency: test/events-concurrency.test.ts.
+// events-retention.test.ts; concurrency: events-concurrency.test.ts.
 import t from 'tap'
 import { encodeEventCursor } from '../../../domain/event-cursor.js'
 import { page, feed, readAll, type FeedEvent } from '../../fixtures/events.js'
-import { act, buy, confirm } from '../../fixtures/orders.js'
+import { act, buy, confirm, postAsBuyer } from '../../fixtures/orders.js'
 import { createProduct, productInput } from '../../fixtures/products.js'
-import { build, createShop, internalHeaders, type App, type ShopFixture } from '../../helper.js'
+import { build, createShop, type App, type ShopFixture } from '../../helper.js'
 
 const getOrder = async (app: App, shop: ShopFixture, id: string) =>
   (await app.inject({ method: 'GET', url: `/v1/orders/${id}`, headers: shop.headers })).json().data.order
 
 const postAsSeller = (app: App, shop: ShopFixture, orderId: string, text: string, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: `/v1/orders/${orderId}/messages`, headers: { ...shop.headers, ...headers }, payload: { text } })
-
-const postAsBuyer = (app: App, orderId: string, text: string) =>
-  app.inject({ method: 'POST', url: `/internal/v1/orders/${orderId}/messages`, headers: internalHeaders, payload: { text } })
 
 t.test('every kind, once, with the order as GET /v1/orders/{id} shows it right after', async (t) => {
   const app = await build(t)

@@ -1,17 +1,13 @@
 import postgres from 'postgres'
 import t, { type Test } from 'tap'
 import { createProduct } from '../../fixtures/products.js'
-import { buy, ISO_MS } from '../../fixtures/orders.js'
+import { buy, ISO_MS, postAsBuyer } from '../../fixtures/orders.js'
 import { build, createShop, fileDatabaseUrl, internalHeaders, type App, type ShopFixture } from '../../helper.js'
 
 interface Message { id: string, senderRole: string, text: string, createdAt: string }
 
 function post (app: App, shop: ShopFixture, orderId: string, payload: unknown) {
   return app.inject({ method: 'POST', url: `/v1/orders/${orderId}/messages`, headers: shop.headers, payload: payload as object })
-}
-
-function postAsBuyer (app: App, orderId: string, text: string) {
-  return app.inject({ method: 'POST', url: `/internal/v1/orders/${orderId}/messages`, headers: internalHeaders, payload: { text } })
 }
 
 async function read (app: App, shop: ShopFixture, orderId: string, query = ''): Promise<{ messages: Message[], nextCursor: string | null }> {

@@ -7,11 +7,11 @@
 // a transaction of theirs.
 import postgres from 'postgres'
 import t from 'tap'
-import { recordSignals } from '../db/stock-delivery.js'
-import { page, readAll, type FeedEvent } from './fixtures/events.js'
-import { act, buy, confirm } from './fixtures/orders.js'
-import { createProduct } from './fixtures/products.js'
-import { build, createShop, fileDatabaseUrl, internalHeaders } from './helper.js'
+import { recordSignals } from '../../../db/stock-delivery.js'
+import { page, readAll, type FeedEvent } from '../../fixtures/events.js'
+import { act, buy, confirm } from '../../fixtures/orders.js'
+import { createProduct } from '../../fixtures/products.js'
+import { build, createShop, fileDatabaseUrl, internalHeaders } from '../../helper.js'
 
 let sql: postgres.Sql
 t.before(async () => { sql = postgres(await fileDatabaseUrl(), { max: 3, onnotice: () => {} }) })

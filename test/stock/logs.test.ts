@@ -2,10 +2,10 @@
 // delivers and removes codes at LOG_LEVEL=trace, checked on the log stream.
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { buildApp, serverOptions } from '../app.js'
-import { buy } from './fixtures/orders.js'
-import { stockCall, stockKey, stockProduct } from './fixtures/stock.js'
-import { createShop, testConfig } from './helper.js'
+import { buildApp, serverOptions } from '../../app.js'
+import { buy } from '../fixtures/orders.js'
+import { stockCall, stockKey, stockProduct } from '../fixtures/stock.js'
+import { createShop, testConfig } from '../helper.js'
 
 t.test('stock values stay out of the logs', async (t) => {
   let logs = ''

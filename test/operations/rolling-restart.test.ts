@@ -5,21 +5,20 @@
 // failed request or socket error, every event reaches each watching bot exactly
 // once and in order, every webhook is delivered. With SIGKILL: requests fail,
 // but the clients' keyed retries leave every order taken and delivered exactly once.
+import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { testRedisUrl } from './databases.js'
-import { freePort } from './fixtures/free-port.js'
-import { startHaproxy, type Balancer } from './fixtures/haproxy.js'
-import { startMixedLoad, type MixedLoad } from './fixtures/mixed-load.js'
-import { createProduct } from './fixtures/products.js'
-import { startServerProcess, type ServerProcess } from './fixtures/server-process.js'
-import { startReceiver, type WebhookReceiver } from './fixtures/webhook-receiver.js'
-import { createEndpoint } from './fixtures/webhooks.js'
-import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from './helper.js'
+import { testRedisUrl } from '../fixtures/databases.js'
+import { freePort } from '../fixtures/free-port.js'
+import { startHaproxy, type Balancer } from '../fixtures/haproxy.js'
+import { startMixedLoad, type MixedLoad } from '../fixtures/mixed-load.js'
+import { createProduct } from '../fixtures/products.js'
+import { startServerProcess, type ServerProcess } from '../fixtures/server-process.js'
+import { startReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver.js'
+import { createEndpoint } from '../fixtures/webhooks.js'
+import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from '../helper.js'
 
 // Two instances started three times each and two load phases: 1.5–3.5 minutes on a busy machine, over the suite's 120 s per file.
 t.setTimeout(480_000)
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Instance { name: string, port: number, process?: ServerProcess }
 

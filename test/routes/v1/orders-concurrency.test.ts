@@ -1,9 +1,9 @@
 // The state machine under concurrency: two app instances on one database (and one
 // Redis) receive conflicting requests at the same moment.
 import t from 'tap'
-import { createProduct, productInput } from './fixtures/products.js'
-import { act, buy, confirm, ledger, orderIn } from './fixtures/orders.js'
-import { build, createShop } from './helper.js'
+import { createProduct, productInput } from '../../fixtures/products.js'
+import { act, buy, confirm, ledger, orderIn } from '../../fixtures/orders.js'
+import { build, createShop } from '../../helper.js'
 
 t.test('50 simultaneous takes across two instances: exactly one wins', async (t) => {
   const a = await build(t, { RATE_LIMIT_MAX: 10_000 })

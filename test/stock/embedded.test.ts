@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { buildApp } from '../app.js'
-import { STOCK_KEY_FILE } from '../db/stock-key.js'
-import { loadConfig } from '../plugins/config.js'
-import { buy } from './fixtures/orders.js'
-import { addValues, stockCall, stockProduct } from './fixtures/stock.js'
-import { createShop, INTERNAL_TOKEN, type App } from './helper.js'
+import { buildApp } from '../../app.js'
+import { STOCK_KEY_FILE } from '../../db/stock-key.js'
+import { loadConfig } from '../../plugins/config.js'
+import { buy } from '../fixtures/orders.js'
+import { addValues, stockCall, stockProduct } from '../fixtures/stock.js'
+import { createShop, INTERNAL_TOKEN, type App } from '../helper.js'
 
 t.test('the embedded default keeps a generated key in DATA_DIR', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'seller-api-stock-'))

@@ -5,8 +5,8 @@
 import t from 'tap'
 
 type Tap = import('tap').Test
-import { stockCall, stockKey, stockProduct } from './fixtures/stock.js'
-import { build, createShop, internalHeaders, type App, type ShopFixture } from './helper.js'
+import { stockCall, stockKey, stockProduct } from '../fixtures/stock.js'
+import { build, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'
 
 const ROUNDS = 4
 const PURCHASES = 64

@@ -8,27 +8,17 @@ import { tmpdir } from 'node:os'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
-import { freePort } from './fixtures/free-port.js'
-import { images, multipartBody } from './fixtures/images.js'
-import { productInput } from './fixtures/products.js'
-
-const root = new URL('..', import.meta.url).pathname
+import { repoRoot, runCli } from '../fixtures/cli.js'
+import { freePort } from '../fixtures/free-port.js'
+import { images, multipartBody } from '../fixtures/images.js'
+import { productInput } from '../fixtures/products.js'
 
 interface Running { child: ChildProcess, output: () => string, stdout: () => string, stderr: () => string, exited: Promise<number | null> }
-
-function runCli (dataDir: string, ...args: string[]): Promise<{ code: number | null, stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir }
-  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL']) delete env[name]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr!.on('data', (chunk) => { stderr += chunk })
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })))
-}
 
 async function start (env: Record<string, string>): Promise<Running> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'warn' }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'TEST_DATABASE_URL', 'TEST_REDIS_URL']) delete childEnv[name]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   let stdout = ''
   let stderr = ''
@@ -66,7 +56,7 @@ t.test('embedded mode survives a restart', async (t) => {
   const openapi = await (await fetch(`${base}/docs/json`)).json()
   t.equal(openapi.servers[0].url, base, 'PUBLIC_BASE_URL follows PORT')
 
-  const cli = await runCli(dataDir, 'shop:create', 'While running')
+  const cli = await runCli({ DATA_DIR: dataDir, DATABASE_URL: undefined, TEST_DATABASE_URL: undefined }, 'shop:create', 'While running')
   t.equal(cli.code, 1, 'the CLI refuses a data directory a running server holds')
   t.match(cli.stderr, /^error: the embedded database in .* is in use by another process \(pid \d+\)/)
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
@@ -117,7 +107,7 @@ t.test('embedded mode survives a restart', async (t) => {
 
 t.test('a bad configuration stops the start with one line per variable', async (t) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: root, env: { ...process.env, PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
+    cwd: repoRoot, env: { ...process.env, PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
   child.stderr.on('data', (chunk) => { output += chunk })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, createShop } from './helper.js'
+import { build, createShop } from '../helper.js'
 
 t.test('boots and authenticates', async (t) => {
   const app = await build(t)

@@ -5,12 +5,12 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import postgres from 'postgres'
 import t from 'tap'
-import { buy } from './fixtures/orders.js'
-import { addValues, stockCall, stockKey, stockProduct } from './fixtures/stock.js'
-import { build, createShop, fileDatabaseUrl } from './helper.js'
+import { buy } from '../fixtures/orders.js'
+import { addValues, stockCall, stockKey, stockProduct } from '../fixtures/stock.js'
+import { build, createShop, fileDatabaseUrl } from '../helper.js'
 
 const exec = promisify(execFile)
-const root = new URL('..', import.meta.url).pathname
+const root = new URL('../..', import.meta.url).pathname
 const values = ['SECRET-VALUE-ALPHA-0001', 'SECRET-VALUE-BRAVO-0002', 'SECRET-VALUE-CHARLIE-03', 'SECRET-VALUE-DELTA-0004']
 
 t.test('encrypted at rest, wrong key refused, rotation, re-encryption', async (t) => {

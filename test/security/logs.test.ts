@@ -4,11 +4,11 @@
 import { connect } from 'node:net'
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { buildApp, serverOptions } from '../app.js'
-import { testRedisUrl } from './databases.js'
-import { images, multipartBody } from './fixtures/images.js'
-import { tcpRelay, viaRelay } from './fixtures/tcp-relay.js'
-import { createShop, INTERNAL_TOKEN, internalHeaders, testConfig } from './helper.js'
+import { buildApp, serverOptions } from '../../app.js'
+import { testRedisUrl } from '../fixtures/databases.js'
+import { images, multipartBody } from '../fixtures/images.js'
+import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { createShop, INTERNAL_TOKEN, internalHeaders, testConfig } from '../helper.js'
 
 const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
 

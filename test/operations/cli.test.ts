@@ -1,30 +1,14 @@
 // The operator CLI works on the same database as the service, prints the
 // operator API's shapes (--json for scripts, lines for people), and checks its
 // arguments before it opens any database.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import t from 'tap'
-import { build, fileDatabaseUrl, testConfig } from './helper.js'
-
-const run = promisify(execFile)
-const root = new URL('..', import.meta.url).pathname
-
-async function cliWith (env: Record<string, string>, ...args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'cli.ts', ...args], {
-      cwd: root, env: { ...process.env, ...env }
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err) {
-    const e = err as { code: number, stdout: string, stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+import { runCli } from '../fixtures/cli.js'
+import { build, fileDatabaseUrl, testConfig } from '../helper.js'
 
 // The service's Redis too (the CLI itself needs none: revocations reach running instances through Postgres).
 const cli = async (...args: string[]) => {
   const config = await testConfig()
-  return cliWith({ DATABASE_URL: await fileDatabaseUrl(), REDIS_URL: config.REDIS_URL!, REDIS_PREFIX: config.REDIS_PREFIX }, ...args)
+  return runCli({ DATABASE_URL: await fileDatabaseUrl(), REDIS_URL: config.REDIS_URL!, REDIS_PREFIX: config.REDIS_PREFIX }, ...args)
 }
 
 t.test('operator jobs from the command line', async (t) => {
@@ -79,23 +63,23 @@ t.test('operator jobs from the command line', async (t) => {
 t.test('usage errors and help come before any database is opened', async (t) => {
   // Nothing listens on port 1: a command that opened the database would fail differently.
   const nowhere = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }
-  const usage = await cliWith(nowhere, 'rate:set', '6f1c0000-0000-4000-8000-000000000000', 'eur', '1')
+  const usage = await runCli(nowhere, 'rate:set', '6f1c0000-0000-4000-8000-000000000000', 'eur', '1')
   t.equal(usage.code, 2)
   t.match(usage.stderr, /^error: .*\nusage: shop-seller-api rate:set <shopId> <code> <rate>/)
-  const extra = await cliWith(nowhere, 'key:list', '6f1c0000-0000-4000-8000-000000000000', 'surplus')
+  const extra = await runCli(nowhere, 'key:list', '6f1c0000-0000-4000-8000-000000000000', 'surplus')
   t.equal(extra.code, 2)
   t.match(extra.stderr, /unexpected argument "surplus"/)
-  const help = await cliWith(nowhere, 'key:create', '--help')
+  const help = await runCli(nowhere, 'key:create', '--help')
   t.equal(help.code, 0)
   t.match(help.stdout, /^Usage: shop-seller-api key:create <shopId> <name> \[--json\]/)
-  const all = await cliWith(nowhere, '--help')
+  const all = await runCli(nowhere, '--help')
   t.equal(all.code, 0)
   t.match(all.stdout, /Commands:[\s\S]*order:confirm/)
-  const unknown = await cliWith(nowhere, 'no-such-command')
+  const unknown = await runCli(nowhere, 'no-such-command')
   t.equal(unknown.code, 2)
   t.match(unknown.stderr, /unknown command "no-such-command"/)
 
-  const away = await cliWith(nowhere, 'key:list', '6f1c0000-0000-4000-8000-000000000000')
+  const away = await runCli(nowhere, 'key:list', '6f1c0000-0000-4000-8000-000000000000')
   t.equal(away.code, 1, 'a valid command does try the database')
   t.equal(away.stderr.trim().split('\n').length, 1, `one line: ${away.stderr}`)
   t.match(away.stderr, /^error: cannot reach the database nowhere at 127\.0\.0\.1:1 \(ECONNREFUSED\)/)
