@@ -75,9 +75,10 @@ function rowsOf<T> (result: unknown): T[] {
 /**
  * Takes up to `limit` due deliveries in one statement, fairly across endpoints:
  *
- *  1. `heads`: every endpoint with pending deliveries and its oldest due time, by
- *     a skip scan of webhook_deliveries_pending_idx (one index probe per
- *     endpoint, however long its queue);
+ *  1. `heads`: every endpoint with pending deliveries no instance holds a lease
+ *     on, and its oldest due time, by a skip scan of webhook_deliveries_pending_idx
+ *     (one index probe per endpoint, past the few rows leased now), so endpoints
+ *     whose due rows other instances hold never take the claim's places;
  *  2. `chosen`: the endpoints that are due and have a place left here (their
  *     share is WEBHOOK_ENDPOINT_CONCURRENCY, 1 while failing, minus what this
  *     instance has in flight), oldest first;
@@ -97,11 +98,13 @@ export async function claimDeliveries (db: Db, options: ClaimOptions): Promise<C
   const result = await db.execute(sql`
     with recursive heads (endpoint_id, due_at) as (
       (select ${d.endpointId}, ${d.nextAttemptAt} from ${d}
-        where ${d.status} = 'pending' order by ${d.endpointId}, ${d.nextAttemptAt} limit 1)
+        where ${d.status} = 'pending' and (${d.leasedUntil} is null or ${d.leasedUntil} <= now())
+        order by ${d.endpointId}, ${d.nextAttemptAt} limit 1)
       union all
       select following.endpoint_id, following.next_attempt_at from heads cross join lateral (
         select ${d.endpointId}, ${d.nextAttemptAt} from ${d}
         where ${d.status} = 'pending' and ${d.endpointId} > heads.endpoint_id
+          and (${d.leasedUntil} is null or ${d.leasedUntil} <= now())
         order by ${d.endpointId}, ${d.nextAttemptAt} limit 1) following
     ),
     chosen as (

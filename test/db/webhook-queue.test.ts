@@ -75,6 +75,21 @@ t.test('per-endpoint places: endpointLimit, minus what is in flight here, and a 
   t.equal(capped.length, 2, 'limit caps the whole claim')
 })
 
+t.test('a claim passes over endpoints whose due deliveries another instance holds', async (t) => {
+  const { db, endpoint } = await setup(t)
+  const busy = await endpoint()
+  const idle = await endpoint()
+  const [held] = await enqueue(db, busy, 1, -60) // the oldest head, due a minute ago
+  const [waiting] = await enqueue(db, idle, 1)
+  const first = await claimDeliveries(db, options({ limit: 1 }))
+  t.same(first.map((d) => d.id), [held], 'the oldest due delivery first')
+  // Another instance (nothing in flight of its own) claims next: the busy endpoint's
+  // head is leased, so its one place goes to the other endpoint's due delivery.
+  const second = await claimDeliveries(db, options({ limit: 1 }))
+  t.same(second.map((d) => d.id), [waiting], 'the next endpoint with a due delivery, not an empty claim')
+  t.same(await claimDeliveries(db, options()), [], 'nothing left that is due and free')
+})
+
 t.test('an outcome counts only under the lease that made the attempt', async (t) => {
   const { db, endpoint } = await setup(t)
   const [id] = await enqueue(db, await endpoint(), 1)
