@@ -16,6 +16,7 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { buildApp } from '../../app.js'
 import { loadConfig } from '../../plugins/config.js'
+import { emailField, productInput } from '../../test/fixtures/products.js'
 import { freePort, sleep } from './processes.js'
 import { benchSettings } from './settings.js'
 
@@ -81,19 +82,8 @@ async function main () {
     const { secret } = await inject('POST', `/internal/v1/shops/${shop.id}/api-keys`, auth, { name: 'capacity' })
     const key = { authorization: `Bearer ${secret}` }
     const { categories } = await inject('GET', '/v1/categories', key)
-    const { product } = await inject('POST', '/v1/products', key, {
-      categoryId: categories[0].id,
-      title: 'Steam key',
-      description: 'A key.',
-      isActive: true,
-      external: true,
-      currencyRateId: '',
-      price: 499.9,
-      imageId: '',
-      employeeReward: { type: 'percent', value: 0 },
-      filters: [],
-      fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }]
-    })
+    const { product } = await inject('POST', '/v1/products', key,
+      productInput(categories[0].id, { title: 'Steam key', description: 'A key.', fields: [emailField] }))
     const buy = () => inject('POST', '/internal/v1/orders', auth, { productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'b@example.com' }] })
     return { shopId: shop.id as string, key, buy }
   }

@@ -29,7 +29,7 @@ import os from 'node:os'
 import postgres from 'postgres'
 import { orderJson } from '../../db/order-row.js'
 import { isoTime } from '../../db/sql-time.js'
-import { cleanUpOnExit } from './kit.js'
+import { cleanUpOnExit, elapsed } from './kit.js'
 import { sleep, stopServer, type Server } from './processes.js'
 import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
 import { benchSettings } from './settings.js'
@@ -47,8 +47,6 @@ const TARGET_P99_MS = 250
 const DEADLINE_MS = 240_000
 
 const log = (message: string) => process.stderr.write(`[bench:delivery] ${message}\n`)
-const started = Date.now()
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
 
 // ---------------------------------------------------------------- the receiver
 

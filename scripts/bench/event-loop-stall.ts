@@ -20,6 +20,7 @@ import postgres from 'postgres'
 import { buildApp } from '../../app.js'
 import { loadConfig } from '../../plugins/config.js'
 import { asciiJson, largestCategory, largestDelivery, largestProduct } from '../../test/fixtures/largest-bodies.js'
+import { emailField } from '../../test/fixtures/products.js'
 import { benchSettings } from './settings.js'
 
 const { DATABASE_URL, REDIS_URL, STALL_RUNS: RUNS } = benchSettings('bench:stall')
@@ -90,7 +91,7 @@ try {
     method: 'POST',
     url: '/v1/products',
     headers: seller,
-    payload: JSON.stringify({ ...largestProduct(category), title: 'small', description: '', fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }], filters: [] })
+    payload: JSON.stringify({ ...largestProduct(category), title: 'small', description: '', fields: [emailField], filters: [] })
   })).json().data.product
   const deliveryBody = asciiJson(largestDelivery())
   let n = 0

@@ -8,6 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders, Server as HttpServer } from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
+import { emailField, productInput } from '../../test/fixtures/products.js'
 import { freePort, run, startServer, stopAllServers, waitReady, type Server } from './processes.js'
 import { createDatabase, databaseUrl, dropDatabase } from './seed.js'
 
@@ -107,19 +108,8 @@ export class ServiceInstances {
     const { shop } = await this.call(instance, 'POST', '/internal/v1/shops', this.internalToken, { name: `Bench shop ${i}` })
     const { secret: apiKey } = await this.call(instance, 'POST', `/internal/v1/shops/${shop.id}/api-keys`, this.internalToken, { name: 'bench' })
     const { categories } = await this.call(instance, 'GET', '/v1/categories', apiKey)
-    const { product } = await this.call(instance, 'POST', '/v1/products', apiKey, {
-      categoryId: categories[0].id,
-      title: `Steam key ${i}`,
-      description: 'Global key.',
-      isActive: true,
-      external: true,
-      currencyRateId: '',
-      price: 499.9,
-      imageId: '',
-      employeeReward: { type: 'percent', value: 0 },
-      fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }],
-      filters: []
-    })
+    const { product } = await this.call(instance, 'POST', '/v1/products', apiKey,
+      productInput(categories[0].id, { title: `Steam key ${i}`, description: 'Global key.', fields: [emailField] }))
     return { shopId: shop.id, apiKey, product }
   }
 

@@ -34,7 +34,7 @@ import { openDatabase } from '../../db/client.js'
 import type { Db } from '../../db/client.js'
 import { appendEventCtes, appendEventRowsCtes, notifyEvent } from '../../db/event-statements.js'
 import { run as runSql } from '../../db/stock-statements.js'
-import { cleanUpOnExit } from './kit.js'
+import { cleanUpOnExit, elapsed } from './kit.js'
 import { cpuSeconds, sleep, type Server } from './processes.js'
 import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
 import { benchSettings } from './settings.js'
@@ -54,8 +54,6 @@ const TARGET_P99_MS = 500
 const DEADLINE_MS = 240_000
 
 const log = (message: string) => process.stderr.write(`[bench:webhooks] ${message}\n`)
-const started = Date.now()
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
 
 /** CPU seconds so far of the instances, and of their Postgres backends (Postgres must be local). */
 async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres: number }> {

@@ -39,14 +39,7 @@ async function allDelivered (app: App, shop: ShopFixture, ids: string[], seconds
 }
 
 t.test('the bot delivers every paid order once, across a kill -9 and a clean stop', async (t) => {
-  const app = await build(t)
-  const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
-  const shop = await createShop(app)
-  const product = await createProduct(app, shop)
-  const dir = mkdtempSync(join(tmpdir(), 'fulfilment-bot-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  writeFileSync(join(dir, 'codes.txt'), codes.join('\n') + '\n')
-  const env = { SELLER_API_URL: baseUrl, SELLER_API_KEY: shop.apiKey, BOT_CODES_FILE: join(dir, 'codes.txt'), BOT_STATE_FILE: join(dir, 'state.json') }
+  const { app, shop, product, env } = await setUp(t)
 
   const ids: string[] = []
   for (let i = 0; i < 3; i++) ids.push((await buy(app, product)).id)

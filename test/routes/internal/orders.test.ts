@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createProduct } from '../../fixtures/products.js'
+import { createProduct, emailField } from '../../fixtures/products.js'
 import { act, buy, confirm, ledger, orderIn, type Status } from '../../fixtures/orders.js'
 import { build, createShop, internalHeaders, setRate, type App } from '../../helper.js'
 
@@ -78,7 +78,7 @@ t.test('purchase validation', async (t) => {
   const shop = await createShop(app)
   const product = await createProduct(app, shop, {
     fields: [
-      { type: 'text', label: 'Email', required: true, multiple: false, options: [] },
+      emailField,
       { type: 'select', label: 'Edition', required: true, multiple: false, options: [{ label: 'Standard', price: 0 }, { label: 'Deluxe', price: 150.5 }] },
       { type: 'number', label: 'Months', required: false, multiple: false, options: [], valueMin: 1, valueMax: 12, valueStep: 1 },
       { type: 'text', label: 'Comment', required: false, multiple: false, options: [] }
