@@ -2,7 +2,7 @@
 // transitions. Each transition is one conditional UPDATE (status IN the allowed
 // statuses) in one statement with its ledger row and its event, so no
 // interleaving of requests on any number of instances can apply it twice.
-import { and, asc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderEventTypes } from '../domain/event-types.js'
 import { isUuid } from '../domain/ids.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../domain/order-transitions.js'
@@ -20,9 +20,10 @@ import { orderResponseColumns, orderRowColumns, type OrderRow } from './order-ro
 import { preparedOnce, rawQuery } from './prepared.js'
 import { lockStockProduct } from './stock-delivery.js'
 import { restockOrderItems } from './stock-items.js'
+import { readPurchaseProduct } from './purchase-product.js'
 import { purchaseWithStock } from './stock-purchase.js'
 import { run } from './stock-statements.js'
-import { orders, productFieldOptions, productFields, products } from './schema.js'
+import { orders, products } from './schema.js'
 import { NOW_MS } from './sql-time.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
@@ -219,19 +220,12 @@ export interface PurchaseOptions {
  * the same transaction when the stock holds enough (db/stock-purchase.ts).
  */
 export async function createPurchase (db: Db, input: PurchaseInput, options: PurchaseOptions = {}): Promise<Order> {
-  const query = preparedOnce(db, 'purchase_product', () => db.query.products.findFirst({
-    where: eq(products.id, sql.placeholder('productId')),
-    with: {
-      currencyRate: { columns: { rate: true } },
-      fields: { orderBy: [asc(productFields.position)], with: { options: { orderBy: [asc(productFieldOptions.position)] } } }
-    }
-  }).prepare('purchase_product'))
-  const product = await query.execute({ productId: input.productId })
+  const product = await readPurchaseProduct(db, input.productId)
   if (!product) throw orderNotFound('Product')
   if (!product.active || product.archived) {
     throw validationError('The product is not on sale.', [{ path: 'body.productId', message: 'must be an active, non-archived product' }])
   }
-  const priced = pricePurchase({ price: product.price, rate: product.currencyRate?.rate ?? null, fields: product.fields }, input.quantity, input.fieldValues)
+  const priced = pricePurchase(product, input.quantity, input.fieldValues)
   if (!priced.ok) throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
   const params = [product.shopId, product.id, product.title, input.quantity, kopecksToDecimal(priced.amountKopecks), JSON.stringify(priced.fieldValues)] as const
   if (product.autoDelivery === 'stock' && options.cipher) {
