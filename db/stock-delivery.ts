@@ -71,20 +71,51 @@ export class StockBusyError extends Error {}
 
 interface TakenItem { position: string, ciphertext: Buffer | Uint8Array, nonce: Buffer | Uint8Array, keyId: string }
 
-/** The CTEs `c` (the count lowered by $3 when it holds that many) and `u` (then $3 items taken for order $4), for `product`. */
-const takeCtes = (product: string) => `c as (
+/**
+ * Quantities up to this are taken with their LIMIT written as a literal. With
+ * `limit $3` the generic plan of a take is costed for an unknown number of
+ * items, so Postgres keeps planning the statement again on every execution (a
+ * custom plan each time: most of a purchase's database time in
+ * `npm run bench`); with a literal it plans it once per connection.
+ */
+const LITERAL_LIMITS = 4
+
+/** The LIMIT of a take of `quantity` items: a literal for small quantities, else the parameter $3. */
+const limitOf = (quantity: number) => Number.isInteger(quantity) && quantity >= 1 && quantity <= LITERAL_LIMITS ? String(quantity) : '$3'
+
+/**
+ * The CTEs `c` (the count lowered by $3 when it holds that many) and `u` (then
+ * $3 items taken for order $4), for `product`. The variant is written as a
+ * range and is part of the order so that only the partial index of available
+ * items (product, variant, position) serves the take: with `option_key = $2`
+ * the planner may walk the product's index of all items past every delivered
+ * one (same cost estimate on fresh statistics), a take growing with the items
+ * delivered.
+ */
+const takeCtes = (product: string, quantity: number) => `c as (
     update stock_counts
     set available = available - $3, delivered = delivered + $3, updated_at = ${nowMs}
     where product_id = ${product} and option_key = $2 and available >= $3 returning available
   ), t as (
-    select id from stock_items where product_id = $1 and option_key = $2 and status = 'available' and exists (select 1 from c)
-    order by position limit $3 for update skip locked
+    select id from stock_items where product_id = $1 and option_key between $2 and $2 and status = 'available' and exists (select 1 from c)
+    order by option_key, position limit ${limitOf(quantity)} for update skip locked
   ), u as (
     update stock_items i
     set status = 'delivered', order_id = $4, delivered_at = ${nowMs}
     from t where i.id = t.id
     returning i.position, i.ciphertext, i.nonce, i.key_id
   )`
+
+/** The text `build` gives for a take of `quantity` items, built once per LIMIT. */
+function textPerLimit (build: (quantity: number) => string): (quantity: number) => string {
+  const texts = new Map<string, string>()
+  return (quantity) => {
+    const limit = limitOf(quantity)
+    let text = texts.get(limit)
+    if (text === undefined) texts.set(limit, text = build(quantity))
+    return text
+  }
+}
 
 const takenColumns = 'c.available, u.position::text as position, u.ciphertext, u.nonce, u.key_id as "keyId"'
 
@@ -95,8 +126,8 @@ const takenColumns = 'c.available, u.position::text as position, u.ciphertext, u
  * a single row with null item columns when the count was lowered but no item
  * could be taken; no row when the count was too low.
  */
-const takeItemsSql = `with ${takeCtes('$1')}
-  select ${takenColumns} from c left join u on true`
+const takeItemsSql = textPerLimit((quantity) => `with ${takeCtes('$1', quantity)}
+  select ${takenColumns} from c left join u on true`)
 
 /**
  * The purchase's statement (db/stock-purchase.ts): locks the product as
@@ -104,10 +135,10 @@ const takeItemsSql = `with ${takeCtes('$1')}
  * $5, takes as takeItemsSql does. The product's columns on every row (one row
  * at least when the product exists), with the columns of takeItemsSql.
  */
-const lockAndTakeSql = `with p as (
+const lockAndTakeSql = textPerLimit((quantity) => `with p as (
     select ${productColumns} from products where id = $1 for no key update
-  ), ${takeCtes("(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)")}
-  select p.*, ${takenColumns} from p left join c on true left join u on true`
+  ), ${takeCtes("(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)", quantity)}
+  select p.*, ${takenColumns} from p left join c on true left join u on true`)
 
 type TakenRow = TakenItem & { available: number | null }
 
@@ -133,7 +164,7 @@ function assignmentOf (cipher: StockCipher, product: StockProduct, demand: Deman
 export async function assignStock (tx: Tx, cipher: StockCipher, product: StockProduct, demands: readonly Demand[]): Promise<Assignment[]> {
   const assignments: Assignment[] = []
   for (const demand of demands) {
-    const rows = await runPrepared<TakenRow>(tx, takeItemsSql, [product.id, demand.optionKey, demand.quantity, demand.orderId])
+    const rows = await runPrepared<TakenRow>(tx, takeItemsSql(demand.quantity), [product.id, demand.optionKey, demand.quantity, demand.orderId])
     const assignment = assignmentOf(cipher, product, demand, rows)
     if (assignment) assignments.push(assignment)
   }
@@ -150,7 +181,7 @@ export interface LockAndAssign { product: StockProduct | undefined, taken: boole
  * field, nothing is taken (`taken: false`) and the caller decides under the lock.
  */
 export async function lockAndAssign (tx: Tx, cipher: StockCipher, productId: string, optionFieldId: string | null, demand: Demand): Promise<LockAndAssign> {
-  const rows = await runPrepared<StockProduct & TakenRow>(tx, lockAndTakeSql, [productId, demand.optionKey, demand.quantity, demand.orderId, optionFieldId])
+  const rows = await runPrepared<StockProduct & TakenRow>(tx, lockAndTakeSql(demand.quantity), [productId, demand.optionKey, demand.quantity, demand.orderId, optionFieldId])
   if (rows.length === 0) return { product: undefined, taken: false, assignment: undefined }
   const { id, shopId, autoDelivery, optionFieldId: field, lowStockThreshold, deactivateWhenEmpty, deactivatedByStock, active, archived } = rows[0]
   const product = { id, shopId, autoDelivery, optionFieldId: field, lowStockThreshold, deactivateWhenEmpty, deactivatedByStock, active, archived }
