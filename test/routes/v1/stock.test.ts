@@ -64,6 +64,32 @@ t.test('purchase delivered from stock in its own transaction, with its events', 
   t.same(again.deliveredValues, ['CODE-CCCC-3333', 'short', 'CODE-DDDD-4444'], 'restocked items delivered again, oldest first')
 })
 
+t.test('every quantity takes exactly its items, oldest first, past delivered and removed ones', async (t) => {
+  // Quantities 1–4 take with a literal LIMIT, larger ones with a parameter (db/stock-delivery.ts): both ways, in the purchase and in the fill.
+  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const shop = await createShop(app)
+  const product = await stockProduct(app, shop, { autoDelivery: 'stock' })
+  const values = Array.from({ length: 30 }, (_, i) => `QTY-${String(i).padStart(2, '0')}-CODE`)
+  await addValues(app, shop, product.id, values.slice(0, 20))
+  const list = (await stockCall(app, shop, product.id, 'GET', '/items?limit=2')).json().data.items
+  const removed = await stockCall(app, shop, product.id, 'POST', '/items/remove', { ids: list.map((i: any) => i.id) })
+  t.equal(removed.statusCode, 200, removed.body)
+  const gone = new Set(removed.json().data.items.map((i: any) => i.value))
+  const left = values.slice(0, 20).filter((v) => !gone.has(v))
+  t.equal(left.length, 18)
+  let next = 0
+  for (const quantity of [1, 4, 5, 7]) {
+    const order = await buy(app, product, { quantity })
+    t.same(order.deliveredValues, left.slice(next, next + quantity), `quantity ${quantity}`)
+    next += quantity
+  }
+  const waiting = await buy(app, product, { quantity: 6 })
+  t.equal(waiting.status, 'paid', '1 item left of 18, the order of 6 waits')
+  t.match(await addValues(app, shop, product.id, values.slice(20, 25)), { added: 5, filledOrders: 1, stock: { available: 0 } })
+  const filled = (await app.inject({ method: 'GET', url: `/v1/orders/${waiting.id}`, headers: shop.headers })).json().data.order
+  t.same(filled.deliveredValues, [left[17], ...values.slice(20, 25)], 'the oldest available first, skipping the removed ones')
+})
+
 t.test('listing shows previews only, newest first, with a cursor; remove returns values', async (t) => {
   const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
