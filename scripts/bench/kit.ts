@@ -2,16 +2,16 @@
 // `npm run bench:events`, autocannon, starting and stopping servers, a process's
 // memory, and the bench database (claimed under an advisory lock, seeded with the
 // main bench's reader shops from scripts/bench/seed.ts, dropped at the end); for
-// it, bench:webhooks and bench:delivery, the teardown on a signal or past the
-// deadline (cleanUpOnExit). See docs/performance.md.
+// it, bench:webhooks and bench:delivery, the run's clock (elapsed). See
+// docs/performance.md.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import postgres from 'postgres'
-import { killAllServers, log } from './processes.js'
+import { log } from './processes.js'
 import { createDatabase, databaseUrl, dropDatabase, READER_SHOPS, seedReaders } from './seed.js'
 
 // Processes (start, wait, stop, CPU) are the main bench's: one copy for every benchmark.
-export { cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './processes.js'
+export { cleanUpOnExit, cpuSeconds, freePort, log, root, run, sleep, startServer, stopAllServers, stopServer, waitReady, type Server } from './processes.js'
 
 /** The seeded shops (scripts/bench/seed.ts seedReaders): one key each, 120 orders each, chats. */
 export const SHOPS = READER_SHOPS
@@ -44,18 +44,6 @@ export const autocannon = createRequire(import.meta.url)('autocannon') as (optio
 
 const started = Date.now()
 export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
-
-/** Runs `cleanup` and exits on SIGINT / SIGTERM, or when the run goes past `deadlineMs` (killing the servers first). */
-export function cleanUpOnExit (deadlineMs: number, cleanup: () => Promise<void>) {
-  setTimeout(() => {
-    log(`over the ${deadlineMs / 1000} s budget: stopping`)
-    killAllServers()
-    cleanup().finally(() => process.exit(2))
-  }, deadlineMs).unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
-  }
-}
 
 /** Peak and current resident set of a process, in MB. */
 export function memory (pid: number): { peakMb: number, rssMb: number } {

@@ -32,7 +32,7 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './load.js'
 import {
-  freePort, killAllServers, log, peakRssMb, run, sleep, startServer, stopAllServers, transpiled, waitReady, type Server
+  cleanUpOnExit, freePort, killAllServers, log, peakRssMb, run, sleep, startServer, stopAllServers, transpiled, waitReady, type Server
 } from './processes.js'
 import { startBots } from './long-polls.js'
 import { runTable, targetTable, type RunResult } from './report.js'
@@ -232,13 +232,7 @@ async function startBaseline (name: string, file: string, applicationName: strin
 }
 
 async function main () {
-  const deadline = setTimeout(() => {
-    log(`over the ${DEADLINE_MS / 60_000} min budget: stopping`)
-    killAllServers()
-    cleanup().finally(() => process.exit(2))
-  }, DEADLINE_MS)
-  deadline.unref()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
+  cleanUpOnExit(DEADLINE_MS, cleanup)
 
   // One bench per database name at a time: a second one would drop the first one's databases.
   monitor = postgres(DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })

@@ -75,6 +75,18 @@ export async function stopServer (server: Server) {
 export const stopAllServers = () => Promise.allSettled(servers.map(stopServer))
 export const killAllServers = () => { for (const s of servers) if (!s.exited) s.child.kill('SIGKILL') }
 
+/** Runs `cleanup` and exits on SIGINT / SIGTERM, or when the run goes past `deadlineMs` (killing the servers first). */
+export function cleanUpOnExit (deadlineMs: number, cleanup: () => Promise<void>) {
+  setTimeout(() => {
+    log(`over the ${deadlineMs / 1000} s budget: stopping`)
+    killAllServers()
+    cleanup().finally(() => process.exit(2))
+  }, deadlineMs).unref()
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => { cleanup().finally(() => process.exit(130)) })
+  }
+}
+
 /**
  * A TypeScript file of scripts/bench/ as plain ESM for `node --input-type=module
  * --eval` (no tsx loader in its memory). Its imports of the service's modules
