@@ -63,7 +63,7 @@ const EMBEDDED_PAID = 10_000
 /** Past this everything is torn down: generous, a run takes about two minutes. */
 const DEADLINE_MS = 5 * 60_000 + RUNS * 5 * 60_000
 
-const databases = { main: BENCH_DB, small: `${BENCH_DB}_10k`, large: `${BENCH_DB}_1m` }
+const databases = { main: BENCH_DB, small: `${BENCH_DB}_10k`, large: `${BENCH_DB}_1m`, stock: `${BENCH_DB}_stock` }
 let embeddedDir: string | null = null
 
 // ---------------------------------------------------------------- workloads
@@ -355,7 +355,7 @@ async function main () {
       await sleep(1000)
     }
     // The stock path (scripts/bench/stock.ts): in this process, on a database of its own.
-    if (wants('stock')) stockResults.push(await benchStock(DATABASE_URL, `${BENCH_DB}_stock`, { poolMax: POOL_MAX, concurrency: CONNECTIONS, sliceMs: SHORT_S * 1000 / SHORT_SLICES, slices: 2 * SHORT_SLICES, keepDatabase: settings.BENCH_KEEP_DB }))
+    if (wants('stock')) stockResults.push(await benchStock(DATABASE_URL, databases.stock, { poolMax: POOL_MAX, concurrency: CONNECTIONS, sliceMs: SHORT_S * 1000 / SHORT_SLICES, slices: 2 * SHORT_SLICES, keepDatabase: settings.BENCH_KEEP_DB }))
     clearInterval(sampler)
     result.load.after = os.loadavg()[0]
     results.push(result)
