@@ -75,8 +75,9 @@ interface TakenItem { position: string, ciphertext: Buffer | Uint8Array, nonce: 
  * Quantities up to this are taken with their LIMIT written as a literal. With
  * `limit $3` the generic plan of a take is costed for an unknown number of
  * items, so Postgres keeps planning the statement again on every execution (a
- * custom plan each time: most of a purchase's database time in
- * `npm run bench`); with a literal it plans it once per connection.
+ * custom plan each time: about a third of a purchase's database CPU in
+ * `npm run bench`, docs/performance.md); with a literal it plans it once per
+ * connection.
  */
 const LITERAL_LIMITS = 4
 
@@ -92,13 +93,13 @@ const limitOf = (quantity: number) => Number.isInteger(quantity) && quantity >= 
  * one (same cost estimate on fresh statistics), a take growing with the items
  * delivered.
  */
-const takeCtes = (product: string, quantity: number) => `c as (
+const takeCtes = (product: string, limit: string) => `c as (
     update stock_counts
     set available = available - $3, delivered = delivered + $3, updated_at = ${nowMs}
     where product_id = ${product} and option_key = $2 and available >= $3 returning available
   ), t as (
     select id from stock_items where product_id = $1 and option_key between $2 and $2 and status = 'available' and exists (select 1 from c)
-    order by option_key, position limit ${limitOf(quantity)} for update skip locked
+    order by option_key, position limit ${limit} for update skip locked
   ), u as (
     update stock_items i
     set status = 'delivered', order_id = $4, delivered_at = ${nowMs}
@@ -106,13 +107,13 @@ const takeCtes = (product: string, quantity: number) => `c as (
     returning i.position, i.ciphertext, i.nonce, i.key_id
   )`
 
-/** The text `build` gives for a take of `quantity` items, built once per LIMIT. */
-function textPerLimit (build: (quantity: number) => string): (quantity: number) => string {
+/** The statement `build` writes for the LIMIT of a take of `quantity` items, built once per LIMIT. */
+function textPerLimit (build: (limit: string) => string): (quantity: number) => string {
   const texts = new Map<string, string>()
   return (quantity) => {
     const limit = limitOf(quantity)
     let text = texts.get(limit)
-    if (text === undefined) texts.set(limit, text = build(quantity))
+    if (text === undefined) texts.set(limit, text = build(limit))
     return text
   }
 }
@@ -126,7 +127,7 @@ const takenColumns = 'c.available, u.position::text as position, u.ciphertext, u
  * a single row with null item columns when the count was lowered but no item
  * could be taken; no row when the count was too low.
  */
-const takeItemsSql = textPerLimit((quantity) => `with ${takeCtes('$1', quantity)}
+const takeItemsSql = textPerLimit((limit) => `with ${takeCtes('$1', limit)}
   select ${takenColumns} from c left join u on true`)
 
 /**
@@ -135,9 +136,9 @@ const takeItemsSql = textPerLimit((quantity) => `with ${takeCtes('$1', quantity)
  * $5, takes as takeItemsSql does. The product's columns on every row (one row
  * at least when the product exists), with the columns of takeItemsSql.
  */
-const lockAndTakeSql = textPerLimit((quantity) => `with p as (
+const lockAndTakeSql = textPerLimit((limit) => `with p as (
     select ${productColumns} from products where id = $1 for no key update
-  ), ${takeCtes("(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)", quantity)}
+  ), ${takeCtes("(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)", limit)}
   select p.*, ${takenColumns} from p left join c on true left join u on true`)
 
 type TakenRow = TakenItem & { available: number | null }
