@@ -2,16 +2,23 @@
 // a committed SQL migration under db/migrations; the service applies them on start.
 import { relations, sql } from 'drizzle-orm'
 import {
-  bigint, boolean, customType, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid
+  bigint, boolean, check, customType, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp,
+  uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
-import { nowMs } from './sql-time.js'
+import { nowMs } from './core/sql.js'
+// The variant key of items without variants, where the stock tables' rules are kept (domain/stock-rules.ts).
+export { NO_OPTION } from '../domain/stock-rules.js'
+// Types only: the values a text column holds, as the API's schemas enumerate them.
+import type { CategoryFilterType } from '../schemas/catalog.js'
+import type { EmployeeRewardType, FieldType } from '../schemas/products.js'
+import type { StoredValues } from '../domain/delivered-values.js'
 
 /** Millisecond timestamps: the API speaks milliseconds, so the database stores exactly that. */
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 })
-const stamp = (name: string) => ts(name).notNull().default(nowMs)
+export const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 })
+export const stamp = (name: string) => ts(name).notNull().default(nowMs)
 /** Money with two decimals, read back as an exact decimal string. */
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 })
-const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`)
+export const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`)
 
 const bytea = customType<{ data: Buffer, driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
@@ -61,7 +68,7 @@ export const categoryFilters = pgTable('category_filters', {
   categoryId: uuid('category_id').notNull().references(() => categories.id, { onDelete: 'cascade' }),
   position: integer('position').notNull(),
   name: text('name').notNull(),
-  type: text('type').notNull(),
+  type: text('type').$type<CategoryFilterType>().notNull(),
   affectsPrice: boolean('affects_price').notNull()
 }, (t) => [index('category_filters_category_idx').on(t.categoryId, t.position)])
 
@@ -105,7 +112,7 @@ export const products = pgTable('products', {
   currencyRateId: uuid('currency_rate_id').references(() => currencyRates.id),
   price: money('price').notNull(),
   imageId: uuid('image_id').references(() => media.id),
-  employeeRewardType: text('employee_reward_type').notNull(),
+  employeeRewardType: text('employee_reward_type').$type<EmployeeRewardType>().notNull(),
   employeeRewardValue: money('employee_reward_value').notNull(),
   createdAt: stamp('created_at'),
   updatedAt: stamp('updated_at'),
@@ -116,6 +123,8 @@ export const products = pgTable('products', {
   lowStockThreshold: integer('low_stock_threshold').notNull().default(0),
   deactivateWhenEmpty: boolean('deactivate_when_empty').notNull().default(false),
   deactivatedByStock: boolean('deactivated_by_stock').notNull().default(false),
+  /** Claims on values from this stock are replaced from it at once, once per order (docs/claims.md). */
+  autoReplace: boolean('auto_replace').notNull().default(false),
   stockUpdatedAt: stamp('stock_updated_at')
 }, (t) => [index('products_shop_created_idx').on(t.shopId, t.createdAt.desc(), t.id.desc())])
 
@@ -123,7 +132,7 @@ export const productFields = pgTable('product_fields', {
   id: id(),
   productId: uuid('product_id').notNull().references(() => products.id, { onDelete: 'cascade' }),
   position: integer('position').notNull(),
-  type: text('type').notNull(),
+  type: text('type').$type<FieldType>().notNull(),
   label: text('label').notNull(),
   required: boolean('required').notNull(),
   multiple: boolean('multiple').notNull(),
@@ -170,7 +179,12 @@ export const orders = pgTable('orders', {
   external: boolean('external').notNull().default(false),
   assigneeType: text('assignee_type').notNull().default('user'),
   fieldValues: jsonb('field_values').$type<Array<{ fieldId: string, label: string, value: string }>>().notNull(),
-  deliveredValues: jsonb('delivered_values').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /**
+   * The values delivered, sealed under the values key and bound to the order
+   * (domain/delivered-values.ts): {keyId, sealed}; a plain list only when empty,
+   * written before sealing (`cli values:reencrypt` seals it) or without a key.
+   */
+  deliveredValues: jsonb('delivered_values').$type<StoredValues>().notNull().default(sql`'[]'::jsonb`),
   cancelReason: text('cancel_reason'),
   createdAt: stamp('created_at'),
   takenAt: ts('taken_at'),
@@ -181,23 +195,24 @@ export const orders = pgTable('orders', {
   /**
    * The createdAt of the order's newest chat message. A post stamps its message
    * max(now, this + 1 ms) in the UPDATE that sets it, which serialises the posts
-   * to one order on its row (db/messages.ts).
+   * to one order on its row (db/orders/messages.ts).
    */
   lastMessageAt: ts('last_message_at')
 }, (t) => [
   // The seller's queue: visible orders of a shop by status, in creation order.
   index('orders_visible_shop_status_created_idx').on(t.shopId, t.status, t.createdAt, t.id).where(sql`${t.external}`),
-  index('orders_product_status_created_idx').on(t.productId, t.status, t.createdAt, t.id)
+  index('orders_product_status_created_idx').on(t.productId, t.status, t.createdAt, t.id),
+  check('orders_delivered_values_shape',
+    sql`jsonb_typeof(${t.deliveredValues}) = 'array' OR (jsonb_typeof(${t.deliveredValues}) = 'object'
+    AND jsonb_typeof(${t.deliveredValues}->'keyId') = 'string' AND jsonb_typeof(${t.deliveredValues}->'sealed')
+      = 'string')`)
 ])
 
-/** The option key of items of a product without variants (a primary key cannot hold null). */
-export const NO_OPTION = '00000000-0000-0000-0000-000000000000'
-
 /**
- * How many stock items each variant (`optionKey`, NO_OPTION without variants) of a
+ * How many stock items each variant (`optionKey`, NO_OPTION of domain/stock-rules.ts without variants) of a
  * product has in each status. Every change of an item's status updates its row in
  * the same transaction, under the row's lock: the row is the lock that orders the
- * takers of one variant, and its `available` is exact (db/stock-items.ts).
+ * takers of one variant, and its `available` is exact (db/stock/items.ts).
  */
 export const stockCounts = pgTable('stock_counts', {
   productId: uuid('product_id').notNull().references(() => products.id),
@@ -205,6 +220,8 @@ export const stockCounts = pgTable('stock_counts', {
   available: integer('available').notNull().default(0),
   delivered: integer('delivered').notNull().default(0),
   removed: integer('removed').notNull().default(0),
+  /** Items a claim reported as bad (docs/claims.md): never available again. */
+  defective: integer('defective').notNull().default(0),
   updatedAt: stamp('updated_at')
 }, (t) => [primaryKey({ columns: [t.productId, t.optionKey] })])
 
@@ -219,7 +236,7 @@ export const stockItems = pgTable('stock_items', {
   shopId: uuid('shop_id').notNull().references(() => shops.id),
   productId: uuid('product_id').notNull().references(() => products.id),
   optionKey: uuid('option_key').notNull(),
-  /** Ascending in insertion order within the product (db/stock-items.ts sets it explicitly for an upload's order). */
+  /** Ascending in insertion order within the product (db/stock/items.ts sets it explicitly for an upload's order). */
   position: bigint('position', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
   status: text('status').notNull().default('available'),
   /** The order the item was delivered to (null until then, and again after a restock). */
@@ -232,10 +249,15 @@ export const stockItems = pgTable('stock_items', {
   preview: text('preview').notNull(),
   createdAt: stamp('created_at'),
   deliveredAt: ts('delivered_at'),
-  removedAt: ts('removed_at')
+  removedAt: ts('removed_at'),
+  /**
+   * The position in its order's deliveredValues (null: the rank by position among the order's items; docs/claims.md).
+   */
+  deliveredIndex: integer('delivered_index')
 }, (t) => [
   index('stock_items_take_idx').on(t.productId, t.optionKey, t.position).where(sql`status = 'available'`),
-  uniqueIndex('stock_items_value_idx').on(t.productId, t.valueHash).where(sql`status in ('available', 'delivered')`),
+  uniqueIndex('stock_items_value_idx').on(t.productId,
+    t.valueHash).where(sql`status in ('available', 'delivered', 'defective')`),
   index('stock_items_list_idx').on(t.productId, t.position),
   index('stock_items_status_list_idx').on(t.productId, t.status, t.position),
   index('stock_items_order_idx').on(t.orderId).where(sql`order_id is not null`),
@@ -267,13 +289,20 @@ export const ledgerEntries = pgTable('ledger_entries', {
   id: id(),
   shopId: uuid('shop_id').notNull().references(() => shops.id),
   orderId: uuid('order_id').notNull().references(() => orders.id),
+  /**
+   * The order's product, for the sales statistics. Writers leave it out: a trigger
+   * copies it from the order on insert (custom migration `sales_stats`), hence the
+   * nominal default.
+   */
+  productId: uuid('product_id').notNull().default(sql`null`),
   kind: text('kind').notNull(),
   amount: money('amount').notNull(),
   createdAt: stamp('created_at')
 }, (t) => [
   // One money movement of each kind per order: a second refund or credit cannot exist.
   uniqueIndex('ledger_entries_order_kind_idx').on(t.orderId, t.kind),
-  index('ledger_entries_shop_idx').on(t.shopId, t.createdAt)
+  // The shop's ledger by date, carrying what the sales statistics sum (read index-only).
+  index('ledger_entries_shop_sales_idx').on(t.shopId, t.createdAt, t.productId, t.kind, t.amount)
 ])
 
 /**
@@ -293,90 +322,18 @@ export const events = pgTable('events', {
   index('events_created_idx').on(t.createdAt)
 ])
 
-/**
- * A shop's webhook endpoints (docs/webhooks.md). `secret` signs every delivery;
- * after a rotation `previousSecret` also signs until `previousSecretExpiresAt`.
- * Neither ever leaves the service except in the create / rotate responses.
- * `failingSince` is the first failed attempt since the last success: five days of
- * that disables the endpoint.
- */
-export const webhookEndpoints = pgTable('webhook_endpoints', {
-  id: id(),
-  shopId: uuid('shop_id').notNull().references(() => shops.id),
-  url: text('url').notNull(),
-  /** Empty: every kind. */
-  eventTypes: text('event_types').array().notNull().default(sql`'{}'::text[]`),
-  description: text('description').notNull().default(''),
-  enabled: boolean('enabled').notNull().default(true),
-  disabledReason: text('disabled_reason'),
-  secret: text('secret').notNull(),
-  previousSecret: text('previous_secret'),
-  previousSecretExpiresAt: ts('previous_secret_expires_at'),
-  failingSince: ts('failing_since'),
-  /**
-   * `events`: a webhook endpoint (the events fan out to it); `delivery`: the shop's
-   * one delivery endpoint (docs/delivery-endpoint.md), sent delivery requests only.
-   */
-  purpose: text('purpose').$type<'events' | 'delivery'>().notNull().default('events'),
-  createdAt: stamp('created_at'),
-  updatedAt: stamp('updated_at')
-}, (t) => [
-  index('webhook_endpoints_shop_idx').on(t.shopId, t.createdAt),
-  uniqueIndex('webhook_endpoints_delivery_idx').on(t.shopId).where(sql`purpose = 'delivery'`)
-])
-
-/**
- * The delivery queue and log: one row per (event, endpoint), written in the
- * event's transaction, or by the test call. A worker claims a due row by setting
- * `leaseToken` / `leasedUntil`; a lease that runs out (its instance died) makes the
- * row claimable again. `webhookId` is the `webhook-id` header: the event's id, or
- * a fresh id for a `webhook.test` delivery, whose body lives in `payload`.
- */
-export const webhookDeliveries = pgTable('webhook_deliveries', {
-  id: id(),
-  /**
-   * Null only for a delivery request whose endpoint was deleted (it stays in the
-   * order's log); an endpoint's event deliveries are deleted with it (db/webhook-endpoints.ts).
-   */
-  endpointId: uuid('endpoint_id').references(() => webhookEndpoints.id, { onDelete: 'set null' }),
-  /** Null for a test delivery. Removing an event (retention) removes its deliveries. */
-  eventId: uuid('event_id').references(() => events.id, { onDelete: 'cascade' }),
-  webhookId: uuid('webhook_id').notNull(),
-  eventType: text('event_type').notNull(),
-  /** The test delivery's `{timestamp, data}`; event deliveries read their event. */
-  payload: jsonb('payload').$type<{ timestamp: string, data: unknown }>(),
-  status: text('status').notNull().default('pending'),
-  attempts: integer('attempts').notNull().default(0),
-  /** When the next attempt is due; null unless pending. */
-  nextAttemptAt: ts('next_attempt_at'),
-  lastAttemptAt: ts('last_attempt_at'),
-  lastStatusCode: integer('last_status_code'),
-  lastError: text('last_error'),
-  leaseToken: uuid('lease_token'),
-  leasedUntil: ts('leased_until'),
-  /** `event` (a webhook) or `delivery_request` (docs/delivery-endpoint.md: the order's request for its goods). */
-  kind: text('kind').$type<'event' | 'delivery_request'>().notNull().default('event'),
-  /** The order a delivery request is for. */
-  orderId: uuid('order_id').references(() => orders.id),
-  /** A delivery request's attempts, oldest first: `{at, statusCode, error, durationMs}`. */
-  attemptLog: jsonb('attempt_log').$type<Array<{ at: string, statusCode: number | null, error: string | null, durationMs: number }>>().notNull().default(sql`'[]'::jsonb`),
-  updatedAt: ts('updated_at'),
-  createdAt: stamp('created_at')
-}, (t) => [
-  // One delivery request per order.
-  uniqueIndex('webhook_deliveries_order_idx').on(t.orderId).where(sql`kind = 'delivery_request'`),
-  // The claim's skip scan: each endpoint's pending deliveries, oldest due first.
-  index('webhook_deliveries_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
-  index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
-  index('webhook_deliveries_event_idx').on(t.eventId)
-])
-
 /** Idempotency records when no Redis is configured (Redis holds them otherwise). */
 export const idempotencyRecords = pgTable('idempotency_records', {
   key: text('key').primaryKey(),
   fingerprint: text('fingerprint').notNull(),
   /** Null while the first request is still running. */
-  response: jsonb('response').$type<{ statusCode: number, headers: Record<string, string>, body: string }>(),
+  /** The finished response; its body sealed under the values key when it has `keyId` (domain/sealed-responses.ts). */
+  response: jsonb('response').$type<{
+    statusCode: number,
+    headers: Record<string, string>,
+    body: string,
+    keyId?: string
+  }>(),
   /** Names the request holding the claim, so a release drops only its own claim. */
   claimToken: text('claim_token'),
   expiresAt: bigint('expires_at', { mode: 'number' }).notNull()

@@ -1,0 +1,57 @@
+// The operator's portal links (docs/portal.md): made with a token shown once,
+// and opened once: the opening that marks the link used starts the session, in
+// the same transaction, so two openings at once cannot both enter.
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
+import { generateLinkToken, hashPortalToken, type PortalLocale } from '../../domain/portal-token.js'
+import type { Db } from '../core/client.js'
+import { nowMs } from '../core/sql.js'
+import { portalLinks } from './schema.js'
+import { startSession, type StartedSession } from './sessions.js'
+
+export interface LinkOptions {
+  ttlSeconds: number
+  readOnly: boolean
+  locale: PortalLocale
+}
+
+/** A new link of the shop, its token shown only now; the shop's links long expired go. */
+export async function createPortalLink (
+  db: Db,
+  shopId: string,
+  options: LinkOptions
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = generateLinkToken()
+  const [link] = await db
+    .insert(portalLinks)
+    .values({
+      shopId,
+      tokenHash: hashPortalToken(token),
+      readOnly: options.readOnly,
+      locale: options.locale,
+      expiresAt: sql`${nowMs} + make_interval(secs => ${options.ttlSeconds})`
+    })
+    .returning({ expiresAt: portalLinks.expiresAt })
+  await db
+    .delete(portalLinks)
+    .where(and(eq(portalLinks.shopId, shopId), lt(portalLinks.expiresAt, sql`now() - interval '1 day'`)))
+  return { token, expiresAt: link.expiresAt }
+}
+
+/** Opens a link: the session it starts, or null when it is unknown, used or expired. */
+export async function enterWithLink (db: Db, token: string): Promise<StartedSession | null> {
+  return db.transaction(async (tx) => {
+    const [link] = await tx
+      .update(portalLinks)
+      .set({ usedAt: nowMs })
+      .where(
+        and(
+          eq(portalLinks.tokenHash, hashPortalToken(token)),
+          isNull(portalLinks.usedAt),
+          gt(portalLinks.expiresAt, sql`now()`)
+        )
+      )
+      .returning({ shopId: portalLinks.shopId, readOnly: portalLinks.readOnly, locale: portalLinks.locale })
+    if (!link) return null
+    return startSession(tx, link.shopId, { readOnly: link.readOnly, locale: link.locale as PortalLocale })
+  })
+}

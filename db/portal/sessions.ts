@@ -1,0 +1,106 @@
+// Portal sessions in Postgres (docs/portal.md), so every instance sees the same
+// ones: each request finds its live session and marks it seen in one statement;
+// the operator's revocation ends a shop's sessions for every instance at once.
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
+import {
+  generateCsrfToken,
+  generateSessionToken,
+  hashPortalToken,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  type PortalLocale
+} from '../../domain/portal-token.js'
+import type { Queryable } from '../core/client.js'
+import { nowMs, NOW_MS } from '../core/sql.js'
+import { run } from '../core/sql.js'
+import { portalSessions } from './schema.js'
+
+export interface PortalSession {
+  id: string
+  shopId: string
+  csrfToken: string
+  readOnly: boolean
+  locale: PortalLocale
+  createdAt: Date
+  expiresAt: Date
+}
+
+export interface StartedSession {
+  token: string
+  session: PortalSession
+}
+
+const sessionColumns = {
+  id: portalSessions.id,
+  shopId: portalSessions.shopId,
+  csrfToken: portalSessions.csrfToken,
+  readOnly: portalSessions.readOnly,
+  locale: portalSessions.locale,
+  createdAt: portalSessions.createdAt,
+  expiresAt: portalSessions.expiresAt
+}
+
+const idleSince = sql`now() - make_interval(secs => ${SESSION_IDLE_MS / 1000})`
+
+export async function startSession (
+  db: Queryable,
+  shopId: string,
+  options: { readOnly: boolean; locale: PortalLocale }
+): Promise<StartedSession> {
+  const token = generateSessionToken()
+  const [session] = await db
+    .insert(portalSessions)
+    .values({
+      shopId,
+      tokenHash: hashPortalToken(token),
+      csrfToken: generateCsrfToken(),
+      readOnly: options.readOnly,
+      locale: options.locale,
+      expiresAt: sql`${nowMs} + make_interval(secs => ${SESSION_ABSOLUTE_MS / 1000})`
+    })
+    .returning(sessionColumns)
+  await db
+    .delete(portalSessions)
+    .where(and(eq(portalSessions.shopId, shopId), lt(portalSessions.expiresAt, sql`now() - interval '1 day'`)))
+  return { token, session: session as PortalSession }
+}
+
+/** The live session of this cookie token, marked seen now; undefined when none is (ended, expired, idle too long). */
+export async function touchLiveSession (db: Queryable, token: string): Promise<PortalSession | undefined> {
+  const [session] = await db
+    .update(portalSessions)
+    .set({ lastSeenAt: nowMs })
+    .where(
+      and(
+        eq(portalSessions.tokenHash, hashPortalToken(token)),
+        isNull(portalSessions.endedAt),
+        gt(portalSessions.expiresAt, sql`now()`),
+        gt(portalSessions.lastSeenAt, idleSince)
+      )
+    )
+    .returning(sessionColumns)
+  return session as PortalSession | undefined
+}
+
+export async function setSessionLocale (db: Queryable, sessionId: string, locale: PortalLocale): Promise<void> {
+  await db.update(portalSessions).set({ locale }).where(eq(portalSessions.id, sessionId))
+}
+
+/** Ends every session of the shop; the count is of those that were still live. */
+export async function endShopSessions (db: Queryable, shopId: string): Promise<number> {
+  const [row] = await run<{ revoked: number }>(
+    db,
+    `
+    with ended as (
+      update portal_sessions set ended_at = ${NOW_MS}
+      where shop_id = $1 and ended_at is null
+      returning expires_at, last_seen_at
+    )
+    select count(*) filter (
+      where expires_at > now() and last_seen_at > now() - make_interval(secs => $2)
+    )::int as revoked
+    from ended`,
+    [shopId, SESSION_IDLE_MS / 1000]
+  )
+  return row.revoked
+}

@@ -1,0 +1,112 @@
+// Webhook deliveries as the API sees them: the test send, the log of an
+// endpoint, and a manual retry. An event's deliveries are created with it by the
+// trigger events_webhook_fan_out (migration 0007), in the event's transaction. The worker's side of the queue is in
+// db/webhooks/queue.ts.
+import { randomUUID } from 'node:crypto'
+import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
+import { WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
+import type { SendCursor, SendStatus } from '../../domain/webhook-sends.js'
+import type { Db, Queryable, Tx } from '../core/client.js'
+import { webhookDeliveries, webhookEndpoints } from './schema.js'
+import { nowMs } from '../core/sql.js'
+
+/** A send as the queries below return it. */
+export interface WebhookSendRow {
+  id: string
+  endpointId: string
+  webhookId: string
+  eventType: string
+  status: string
+  attempts: number
+  lastAttemptAt: Date | null
+  nextAttemptAt: Date | null
+  lastStatusCode: number | null
+  lastError: string | null
+  createdAt: Date
+}
+
+const sendColumns = {
+  id: webhookDeliveries.id,
+  // Never null for an event's delivery (only a delivery request outlives its endpoint).
+  endpointId: sql<string>`${webhookDeliveries.endpointId}`,
+  webhookId: webhookDeliveries.webhookId,
+  eventType: webhookDeliveries.eventType,
+  status: webhookDeliveries.status,
+  attempts: webhookDeliveries.attempts,
+  lastAttemptAt: webhookDeliveries.lastAttemptAt,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  lastStatusCode: webhookDeliveries.lastStatusCode,
+  lastError: webhookDeliveries.lastError,
+  createdAt: webhookDeliveries.createdAt
+}
+
+/** Ends the pending sends of an endpoint that was disabled; they stay in the log as failed. */
+export async function failPendingSends (tx: Tx, endpointId: string, reason: string): Promise<void> {
+  await tx.update(webhookDeliveries)
+    .set({ status: 'failed', nextAttemptAt: null, lastError: reason })
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')))
+}
+
+/** The endpoint, if it is the shop's, as a subquery condition on sends. */
+const endpointOfShop = (shopId: string, endpointId: string) => and(
+  eq(webhookDeliveries.endpointId, endpointId),
+  sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${endpointId}
+    and ${webhookEndpoints.shopId} = ${shopId} and ${webhookEndpoints.purpose} = 'events')`
+)
+
+/** A `webhook.test` send to this endpoint only (whatever its kinds), due now. */
+export async function createTestSend (db: Db, shopId: string, endpointId: string): Promise<WebhookSendRow | undefined> {
+  return db.transaction(async (tx) => {
+    // The key-share lock keeps the endpoint from being deleted under the insert.
+    const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId),
+        eq(webhookEndpoints.purpose, 'events')))
+      .for('key share')
+    if (!endpoint) return undefined
+    const [send] = await tx.insert(webhookDeliveries).values({
+      endpointId,
+      webhookId: randomUUID(),
+      eventType: WEBHOOK_TEST_EVENT,
+      payload: { timestamp: new Date().toISOString(), data: { endpointId } },
+      nextAttemptAt: nowMs
+    }).returning(sendColumns)
+    return send
+  })
+}
+
+export interface SendListOptions { status?: SendStatus, limit: number, after?: SendCursor }
+
+/** One page of an endpoint's sends, newest first; `more` when older ones follow. */
+export async function listSends (
+  db: Queryable, shopId: string, endpointId: string, options: SendListOptions
+): Promise<{ rows: WebhookSendRow[], more: boolean }> {
+  const d = webhookDeliveries
+  const { after } = options
+  const rows = await db.select(sendColumns).from(d)
+    .where(and(
+      endpointOfShop(shopId, endpointId),
+      options.status ? eq(d.status, options.status) : undefined,
+      after
+        ? or(lt(d.createdAt, after.createdAt),
+          and(eq(d.createdAt, after.createdAt), lt(d.id, after.id)))
+        : undefined
+    ))
+    .orderBy(desc(d.createdAt), desc(d.id))
+    .limit(options.limit + 1)
+  return { rows: rows.slice(0, options.limit), more: rows.length > options.limit }
+}
+
+/**
+ * Makes a send pending and due now, whatever its status. Its attempt count
+ * goes on from where it was, so a retried `failed` send that fails again is
+ * `failed` again, and a retried `pending` one keeps its place in the schedule.
+ */
+export async function retrySend (
+  db: Queryable, shopId: string, endpointId: string, deliveryId: string
+): Promise<WebhookSendRow | undefined> {
+  const [send] = await db.update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: nowMs })
+    .where(and(eq(webhookDeliveries.id, deliveryId), endpointOfShop(shopId, endpointId)))
+    .returning(sendColumns)
+  return send
+}
