@@ -34,8 +34,14 @@ function fail (problems: string[], final = false, valuesCount: number | null = n
 export function judgeAnswer (answer: EndpointAnswer): AnswerJudgement {
   const status = answer.statusCode
   if (status === null) return fail([answer.error ?? 'No answer.'])
-  if (status === 409 || status === 422) return fail([`HTTP ${status}: the endpoint cannot supply this order; no further attempt.`], true)
-  if (status >= 300 && status < 400) return fail([`HTTP ${status}: redirects are not followed; answer HTTP 200 from the URL itself.`])
+  if (status === 409 || status === 422) {
+    return fail([`HTTP ${status}: the endpoint cannot supply this order; ` +
+    'no further attempt.'], true)
+  }
+  if (status >= 300 && status < 400) {
+    return fail([`HTTP ${status}: redirects are not followed; answer HTTP ` +
+    '200 from the URL itself.'])
+  }
   if (status !== 200) return fail([`HTTP ${status}: a successful answer is HTTP 200.`])
   if (answer.tooLarge) return fail([`The answer is larger than ${MAX_ANSWER_BYTES} bytes.`])
   let parsed: unknown
@@ -44,19 +50,26 @@ export function judgeAnswer (answer: EndpointAnswer): AnswerJudgement {
   } catch {
     return fail(['The answer is not JSON; expected {"values": [...]}.'])
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return fail(['The answer is not a JSON object; expected {"values": [...]}.'])
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return fail(['The answer is not a JSON object; expected {"values": [...]}.'])
+  }
   const values = (parsed as { values?: unknown }).values
   if (!Array.isArray(values)) return fail(['The answer has no "values" array.'])
   const problems: string[] = []
   if (values.length === 0) problems.push('"values" is empty; give 1 to 100 values.')
-  if (values.length > MAX_ANSWER_VALUES) problems.push(`"values" has ${values.length} values; at most ${MAX_ANSWER_VALUES}.`)
+  if (values.length > MAX_ANSWER_VALUES) {
+    problems.push(`"values" has ${values.length} values; at most ${MAX_ANSWER_VALUES}.`)
+  }
   const notStrings = values.filter((v) => typeof v !== 'string').length
   if (notStrings > 0) problems.push(`${notStrings} of the values ${notStrings === 1 ? 'is' : 'are'} not a string.`)
   const strings = values.filter((v): v is string => typeof v === 'string')
   const empty = strings.filter((v) => v.length === 0).length
   if (empty > 0) problems.push(`${empty} of the values ${empty === 1 ? 'is' : 'are'} empty.`)
   const long = strings.filter((v) => v.length > MAX_ANSWER_VALUE_LENGTH).length
-  if (long > 0) problems.push(`${long} of the values ${long === 1 ? 'is' : 'are'} longer than ${MAX_ANSWER_VALUE_LENGTH} characters.`)
+  if (long > 0) {
+    problems.push(`${long} of the values ${long === 1 ? 'is' : 'are'} longer than ` +
+    `${MAX_ANSWER_VALUE_LENGTH} characters.`)
+  }
   if (problems.length > 0) return fail(problems, false, values.length)
   return { ok: true, values: strings, problems: [] }
 }

@@ -13,7 +13,12 @@ export const eventTypes = [
   'stock.low',
   'stock.empty',
   // The seller's delivery endpoint could not supply an order (docs/delivery-endpoint.md).
-  'order.delivery_failed'
+  'order.delivery_failed',
+  // Claims (docs/claims.md): a buyer reported delivered values; the order's values changed.
+  'claim.opened',
+  'claim.escalated',
+  'claim.resolved',
+  'order.updated'
 ] as const
 export type EventType = typeof eventTypes[number]
 
@@ -22,7 +27,9 @@ export const orderEventTypes = {
   take: 'order.taken',
   deliver: 'order.delivered',
   cancel: 'order.cancelled',
-  confirm: 'order.completed'
+  confirm: 'order.completed',
+  autoDeliver: 'order.delivered',
+  refund: 'order.cancelled'
 } as const satisfies Record<string, EventType>
 
 export const WEBHOOK_TEST_EVENT = 'webhook.test'

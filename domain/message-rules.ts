@@ -13,7 +13,8 @@ export function messageText (raw: string): string {
   const text = raw.trim()
   const length = [...text].length
   if (length === 0 || length > MAX_MESSAGE_LENGTH) {
-    throw validationError(`The message text must be 1–${MAX_MESSAGE_LENGTH} characters after trimming.`, [{ path: 'body.text', message: `must be 1–${MAX_MESSAGE_LENGTH} characters after trimming` }])
+    throw validationError(`The message text must be 1–${MAX_MESSAGE_LENGTH} characters after ` +
+      'trimming.', [{ path: 'body.text', message: `must be 1–${MAX_MESSAGE_LENGTH} characters after trimming` }])
   }
   return text
 }

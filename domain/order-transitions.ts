@@ -5,26 +5,45 @@
 export const orderStatuses = ['paid', 'processing', 'awaiting_confirmation', 'completed', 'cancelled'] as const
 export type OrderStatus = typeof orderStatuses[number]
 
-export type OrderAction = 'take' | 'deliver' | 'cancel' | 'confirm'
+export type OrderAction = 'take' | 'deliver' | 'cancel' | 'confirm' | 'autoDeliver' | 'refund'
+
+/** The timestamp columns a transition may set. */
+export type OrderStamp = 'takenAt' | 'deliveredAt' | 'cancelledAt' | 'completedAt'
 
 export interface OrderTransition {
   from: readonly OrderStatus[]
   to: OrderStatus
-  /** The timestamp column the transition sets. */
-  stamps: 'takenAt' | 'deliveredAt' | 'cancelledAt' | 'completedAt'
+  /** The timestamp columns the transition sets (to the statement's time). */
+  stamps: readonly OrderStamp[]
   /** The money movement recorded with it, in the same transaction. */
   ledger: 'refund' | 'credit' | null
   /** Who the order is assigned to afterwards, when that changes. */
-  assigneeType?: 'api'
+  assigneeType?: 'api' | 'auto'
+  /** Whether it attaches delivered values. */
+  delivers?: true
+  /** From these statuses the shop's credit is taken back too, with a `debit` row. */
+  debitFrom?: readonly OrderStatus[]
 }
 
 export const orderTransitions: Readonly<Record<OrderAction, OrderTransition>> = {
-  take: { from: ['paid'], to: 'processing', stamps: 'takenAt', ledger: null, assigneeType: 'api' },
-  deliver: { from: ['processing'], to: 'awaiting_confirmation', stamps: 'deliveredAt', ledger: null },
+  take: { from: ['paid'], to: 'processing', stamps: ['takenAt'], ledger: null, assigneeType: 'api' },
+  deliver: { from: ['processing'], to: 'awaiting_confirmation', stamps: ['deliveredAt'], ledger: null, delivers: true },
   // The buyer gets the full amount back; the shop was never credited, so nothing to claw back.
-  cancel: { from: ['paid', 'processing', 'awaiting_confirmation'], to: 'cancelled', stamps: 'cancelledAt', ledger: 'refund' },
+  cancel: {
+    from: ['paid', 'processing', 'awaiting_confirmation'], to: 'cancelled', stamps: ['cancelledAt'], ledger: 'refund'
+  },
   // The buyer confirmed receipt: only now is the shop credited.
-  confirm: { from: ['awaiting_confirmation'], to: 'completed', stamps: 'completedAt', ledger: 'credit' }
+  confirm: { from: ['awaiting_confirmation'], to: 'completed', stamps: ['completedAt'], ledger: 'credit' },
+  // The service delivers a paid order itself (docs/stock.md, docs/delivery-endpoint.md): from stock at
+  // the purchase or when stock arrives for a waiting order, or with the delivery endpoint's answer.
+  // Taken and delivered at once; a purchase delivered from stock is created in this transition's result.
+  autoDeliver: {
+    from: ['paid'], to: 'awaiting_confirmation', stamps: ['takenAt', 'deliveredAt'], ledger: null, assigneeType: 'auto', delivers: true
+  },
+  // A claim's refund (docs/claims.md): also of a completed order, whose credit is then debited.
+  refund: {
+    from: ['awaiting_confirmation', 'completed'], to: 'cancelled', stamps: ['cancelledAt'], ledger: 'refund', debitFrom: ['completed']
+  }
 }
 
 /** What deliver attaches: `values` wins over `value`; nothing sent means nothing attached. */

@@ -37,9 +37,24 @@ export function checkField (field: FieldLike, path: string): ErrorDetail[] {
     problems.push({ path: `${path}.options`, message: 'must be empty for a text field' })
   }
   if (field.type === 'number') {
-    if (field.options.length > 0) problems.push({ path: `${path}.options`, message: 'must be empty for a number field' })
-    if ((field.valueMin ?? 0) > (field.valueMax ?? 0)) problems.push({ path: `${path}.valueMin`, message: 'must not be greater than valueMax' })
-    if ((field.valueStep ?? 0) <= 0) problems.push({ path: `${path}.valueStep`, message: 'must be greater than 0 for a number field' })
+    if (field.options.length > 0) {
+      problems.push({
+        path: `${path}.options`,
+        message: 'must be empty for a number field'
+      })
+    }
+    if ((field.valueMin ?? 0) > (field.valueMax ?? 0)) {
+      problems.push({
+        path: `${path}.valueMin`,
+        message: 'must not be greater than valueMax'
+      })
+    }
+    if ((field.valueStep ?? 0) <= 0) {
+      problems.push({
+        path: `${path}.valueStep`,
+        message: 'must be greater than 0 for a number field'
+      })
+    }
   }
   if (field.type === 'select' && field.options.length === 0) {
     problems.push({ path: `${path}.options`, message: 'must have at least one option for a select field' })
@@ -50,7 +65,10 @@ export function checkField (field: FieldLike, path: string): ErrorDetail[] {
   return problems
 }
 
-/** Rules on the input alone (no database): reward, fields, duplicate ids (the title's length is the schema's x-trimmed-length). */
+/**
+ * Rules on the input alone (no database): reward, fields, duplicate ids (the title's length is the schema's
+ * x-trimmed-length).
+ */
 export function checkProductInput (input: ProductLike): ErrorDetail[] {
   const problems: ErrorDetail[] = []
   if (input.employeeReward.type === 'percent' && input.employeeReward.value > PERCENT_MAX) {
@@ -67,7 +85,12 @@ export function checkProductInput (input: ProductLike): ErrorDetail[] {
     }
     field.options.forEach((option, j) => {
       if (option.id === undefined) return
-      if (optionIds.has(option.id)) problems.push({ path: `${path}.options.${j}.id`, message: 'is used by another option' })
+      if (optionIds.has(option.id)) {
+        problems.push({
+          path: `${path}.options.${j}.id`,
+          message: 'is used by another option'
+        })
+      }
       optionIds.add(option.id)
     })
   })
@@ -79,7 +102,9 @@ interface CategoryLike {
 }
 
 /** Each filter must be one of the category's, each option one of that filter's, no filter twice. */
-export function checkFilters (filters: Array<{ filterId: string, optionIds: string[] }>, category: CategoryLike): ErrorDetail[] {
+export function checkFilters (
+  filters: Array<{ filterId: string, optionIds: string[] }>, category: CategoryLike
+): ErrorDetail[] {
   const problems: ErrorDetail[] = []
   const seen = new Set<string>()
   filters.forEach((filter, i) => {
@@ -109,7 +134,12 @@ export function checkKeptIds (fields: FieldLike[], existing: Map<string, Set<str
   fields.forEach((field, i) => {
     const path = `body.fields.${i}`
     const keptOptions = field.id === undefined ? undefined : existing.get(field.id)
-    if (field.id !== undefined && !keptOptions) problems.push({ path: `${path}.id`, message: 'is not a field of this product' })
+    if (field.id !== undefined && !keptOptions) {
+      problems.push({
+        path: `${path}.id`,
+        message: 'is not a field of this product'
+      })
+    }
     field.options.forEach((option, j) => {
       if (option.id !== undefined && !keptOptions?.has(option.id)) {
         problems.push({ path: `${path}.options.${j}.id`, message: 'is not an option of this field' })

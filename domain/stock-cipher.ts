@@ -1,16 +1,20 @@
-// Stock values are secrets (docs/stock.md): AES-256-GCM with a fresh 12-byte
-// nonce per item under STOCK_ENCRYPTION_KEY, bound to the item's product; a
-// keyed hash (HMAC-SHA-256 under a key derived from it by HKDF) finds
-// duplicates without storing anything readable. STOCK_ENCRYPTION_KEY_PREVIOUS
-// still decrypts (and hashes) what the key before it wrote.
+// Values are secrets (docs/security.md, docs/stock.md): AES-256-GCM with a fresh
+// 12-byte nonce per item under VALUES_ENCRYPTION_KEY, bound to the item's
+// product; a keyed hash (HMAC-SHA-256 under a key derived from it by HKDF) finds
+// duplicates without storing anything readable. The same key seals the values
+// delivered to an order, bound to the order (domain/delivered-values.ts).
+// VALUES_ENCRYPTION_KEY_PREVIOUS still decrypts (and hashes) what the key before it wrote.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 
 const NONCE_BYTES = 12
 const TAG_BYTES = 16
 
 /** The variable names, for the messages that tell an operator what to set. */
-export const KEY_VARIABLE = 'STOCK_ENCRYPTION_KEY'
-export const PREVIOUS_KEY_VARIABLE = 'STOCK_ENCRYPTION_KEY_PREVIOUS'
+export const KEY_VARIABLE = 'VALUES_ENCRYPTION_KEY'
+export const PREVIOUS_KEY_VARIABLE = 'VALUES_ENCRYPTION_KEY_PREVIOUS'
+/** The names they had while they covered stock only: still read, with a deprecation warning. */
+export const DEPRECATED_KEY_VARIABLE = 'STOCK_ENCRYPTION_KEY'
+export const DEPRECATED_PREVIOUS_KEY_VARIABLE = 'STOCK_ENCRYPTION_KEY_PREVIOUS'
 
 /** A value the service cannot read with the keys it has: the key was changed without keeping the old one. */
 export class StockKeyError extends Error {
@@ -24,7 +28,8 @@ export interface EncryptedValue { ciphertext: Buffer, nonce: Buffer, keyId: stri
 
 interface Key { id: string, secret: Buffer, hashKey: Buffer }
 
-const derive = (secret: Buffer, info: string, length: number) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, length))
+const derive = (secret: Buffer, info: string,
+  length: number) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, length))
 
 /** Parses a key variable: base64 of exactly 32 bytes. */
 export function parseKey (text: string, variable: string): Buffer {
@@ -37,7 +42,11 @@ export function parseKey (text: string, variable: string): Buffer {
 
 function key (secret: Buffer): Key {
   // The id names the key without revealing it: a derived value, never the key's own bytes.
-  return { id: derive(secret, 'seller-api stock key id', 8).toString('hex'), secret, hashKey: derive(secret, 'seller-api stock duplicate hash', 32) }
+  return {
+    id: derive(secret, 'seller-api stock key id', 8).toString('hex'),
+    secret,
+    hashKey: derive(secret, 'seller-api stock duplicate hash', 32)
+  }
 }
 
 export class StockCipher {
@@ -65,22 +74,40 @@ export class StockCipher {
     return { ciphertext, nonce, keyId: this.current.id }
   }
 
-  /** The value of an item; a StockKeyError when no key of ours wrote it or it does not authenticate (never garbage). */
-  decrypt (item: EncryptedValue, productId: string): string {
+  /**
+   * The value of an item (`what` names it in the error: a stock item, an order's values);
+   * a StockKeyError when no key of ours wrote it or it does not authenticate (never garbage).
+   */
+  decrypt (item: EncryptedValue, productId: string, what = 'A stock item'): string {
     const secret = item.keyId === this.current.id
       ? this.current.secret
       : item.keyId === this.previous?.id ? this.previous.secret : null
-    if (!secret) {
-      throw new StockKeyError(`A stock item was encrypted with key ${item.keyId}, which is neither ${KEY_VARIABLE} (${this.current.id}) nor ${PREVIOUS_KEY_VARIABLE}; set ${PREVIOUS_KEY_VARIABLE} to the key it was written with.`)
-    }
+    if (!secret) throw unknownKeyError(what, item.keyId, this.current.id)
     try {
       const decipher = createDecipheriv('aes-256-gcm', secret, item.nonce)
       decipher.setAAD(Buffer.from(productId))
       decipher.setAuthTag(item.ciphertext.subarray(item.ciphertext.length - TAG_BYTES))
-      return Buffer.concat([decipher.update(item.ciphertext.subarray(0, item.ciphertext.length - TAG_BYTES)), decipher.final()]).toString('utf8')
+      return Buffer.concat([decipher.update(item.ciphertext.subarray(0, item.ciphertext.length - TAG_BYTES)),
+        decipher.final()]).toString('utf8')
     } catch {
-      throw new StockKeyError(`A stock item under key ${item.keyId} does not authenticate: it was altered, or ${KEY_VARIABLE} is not the key it was written with.`)
+      throw new StockKeyError(`${what} under key ${item.keyId} does not authenticate: it was altered, or ` +
+        `${KEY_VARIABLE} is not the key it was written with.`)
     }
+  }
+
+  /** `text` encrypted under the current key and bound to `context`, as one box: nonce ‖ ciphertext ‖ tag. */
+  seal (text: string, context: string): { keyId: string, box: Buffer } {
+    const { ciphertext, nonce, keyId } = this.encrypt(text, context)
+    return { keyId, box: Buffer.concat([nonce, ciphertext]) }
+  }
+
+  /** The text of a box `seal` made under `keyId` for `context`; a StockKeyError as decrypt's. */
+  open (box: Buffer, keyId: string, context: string, what: string): string {
+    if (box.length < NONCE_BYTES + TAG_BYTES) {
+      throw new StockKeyError(`${what} under key ${keyId} is cut short: it was altered.`)
+    }
+    const nonce = box.subarray(0, NONCE_BYTES)
+    return this.decrypt({ nonce, ciphertext: box.subarray(NONCE_BYTES), keyId }, context, what)
   }
 
   /** The duplicate-check hash of `value` under the current key. */
@@ -92,6 +119,16 @@ export class StockCipher {
   previousHash (value: string): Buffer | null {
     return this.previous ? createHmac('sha256', this.previous.hashKey).update(value, 'utf8').digest() : null
   }
+}
+
+/** Something written under `keyId`, read with no key of that id (or with none configured). */
+export function unknownKeyError (what: string, keyId: string, currentKeyId: string | null): StockKeyError {
+  const current = currentKeyId === null
+    ? `${KEY_VARIABLE} is not set`
+    : `neither ${KEY_VARIABLE} (${currentKeyId}) nor ${PREVIOUS_KEY_VARIABLE} is that key`
+  const toSet = currentKeyId === null ? KEY_VARIABLE : PREVIOUS_KEY_VARIABLE
+  return new StockKeyError(`${what} was encrypted with key ${keyId}, but ${current}; set ${toSet} to the key ` +
+    'it was written with.')
 }
 
 /** What a listing shows of a value: its first 4 characters, or nothing for values of 8 characters or fewer. */

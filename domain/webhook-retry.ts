@@ -22,7 +22,9 @@ export function parseRetrySchedule (text: string): number[] {
  * Milliseconds to wait after the `attemptsMade`-th attempt failed, or null when
  * the schedule is used up (the delivery has failed for good).
  */
-export function retryDelayMs (attemptsMade: number, scheduleSeconds: number[], random: () => number = Math.random): number | null {
+export function retryDelayMs (
+  attemptsMade: number, scheduleSeconds: number[], random: () => number = Math.random
+): number | null {
   const seconds = scheduleSeconds[attemptsMade - 1]
   if (seconds === undefined) return null
   return Math.round(seconds * 1000 * (0.9 + 0.2 * random()))

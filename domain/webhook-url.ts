@@ -24,7 +24,8 @@ const rangeNames: Record<string, string> = {
   carrierGradeNat: 'carrier-grade NAT'
 }
 
-const describe = (address: string, range: string) => `${address} is a ${rangeNames[range] ?? `special-purpose (${range})`} address`
+const describe = (address: string, range: string) => `${address} is a ` +
+  `${rangeNames[range] ?? `special-purpose (${range})`} address`
 
 /** The only IPv6 block with public unicast addresses (RFC 4291, IANA's global unicast allocation). */
 const GLOBAL_UNICAST: [ipaddr.IPv6, number] = ipaddr.IPv6.parseCIDR('2000::/3')
@@ -71,7 +72,10 @@ export function refusedAddressReason (address: string): string | null {
     return range === 'unicast' ? null : describe(embedded.toString(), range) + ` (inside ${v6.toString()})`
   }
   if (!v6.match(GLOBAL_UNICAST)) {
-    return ownRange === 'unicast' ? `${v6.toString()} is not a global unicast address (2000::/3)` : describe(v6.toString(), ownRange)
+    return ownRange === 'unicast'
+      ? `${v6.toString()} is not a global unicast address ` +
+      '(2000::/3)'
+      : describe(v6.toString(), ownRange)
   }
   return ownRange === 'unicast' ? null : describe(v6.toString(), ownRange)
 }
@@ -98,8 +102,19 @@ export function checkWebhookUrl (input: string, rules: EgressRules): WebhookUrlC
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.allowHttp)) {
     return { ok: false, problem: 'must be an https:// URL' }
   }
-  if (url.username !== '' || url.password !== '') return { ok: false, problem: 'must not contain a user name or password' }
-  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, problem: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` }
+  if (url.username !== '' || url.password !== '') {
+    return {
+      ok: false,
+      problem: 'must not contain a user name or password'
+    }
+  }
+  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) {
+    return {
+      ok: false,
+      problem: 'must be at most ' +
+    `${MAX_WEBHOOK_URL_LENGTH} characters`
+    }
+  }
   const address = literalAddress(url.hostname)
   if (address !== null && !rules.allowPrivate) {
     const reason = refusedAddressReason(address)
