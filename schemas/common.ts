@@ -8,7 +8,11 @@ export function StringEnum<const T extends readonly string[]> (values: T, option
 }
 
 // The pattern keeps out what ajv's `uuid` format also allows (`urn:uuid:…`) and Postgres would refuse.
-export const Id = Type.String({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Opaque identifier (UUID).' })
+export const Id = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'Opaque identifier (UUID).'
+})
 export const IdParams = Type.Object({ id: Id })
 export type IdParams = Static<typeof IdParams>
 
@@ -31,8 +35,19 @@ export function Money (options: { minimum?: number, maximum?: number, descriptio
 
 export function PageQuery (defaultLimit: number) {
   return {
-    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, starting at 1 (at most 1 000 000).' }),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: defaultLimit, description: `Items per page (1–100, default ${defaultLimit}).` })
+    page: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 1,
+      description: 'Page number, starting at 1 (at most 1 000 000).'
+    }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: defaultLimit,
+      description: 'Items per page ' +
+      `(1–100, default ${defaultLimit}).`
+    })
   }
 }
 

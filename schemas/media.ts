@@ -4,12 +4,19 @@ import { Id } from './common.js'
 
 export const MediaSchema = Type.Object({
   id: Id,
-  filePath: Type.String({ description: '`media/<id>.<ext>`, served publicly at PUBLIC_BASE_URL + `/` + filePath.' })
+  filePath: Type.String({
+    pattern: '^media/[^/]+$',
+    description: '`media/<id>.<ext>`: the file\'s path on the service, served publicly at the service\'s base ' +
+      'URL + `/` + filePath. `GET /media/{file}` takes the last segment alone (`<id>.<ext>`), not the whole filePath.'
+  })
 }, { 'x-component': 'Media', title: 'Media' })
 
 /** A public file name: `<uuid>.<ext>`. */
 export const MediaFileParams = Type.Object({
-  file: Type.String({ description: '`<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.' })
+  file: Type.String({
+    description: 'The file name `<id>.<ext>`: a media `filePath` without its `media/` prefix ' +
+      '(`media/<id>.png` → `<id>.png`). Anything else is 404 NOT_FOUND.'
+  })
 })
 
 /** The content types a stored image is served with. */
@@ -20,5 +27,8 @@ export const imageContentTypes = ['image/jpeg', 'image/png', 'image/webp', 'imag
  * a stream with @fastify/multipart, so there is no body to validate up front).
  */
 export const UploadImageBody = Type.Object({
-  file: Type.String({ format: 'binary', description: 'The image: JPEG, PNG, WebP or GIF, judged by its bytes; at most 10 MB.' })
+  file: Type.String({
+    format: 'binary',
+    description: 'The image: JPEG, PNG, WebP or GIF, judged by its bytes; at most 10 MB.'
+  })
 }, { description: 'One part named `file`.' })

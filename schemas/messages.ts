@@ -5,7 +5,9 @@ import { Id, Nullable, StringEnum, Timestamp } from './common.js'
 
 export const MessageSchema = Type.Object({
   id: Id,
-  senderRole: StringEnum(senderRoles, { description: '`seller`: posted through this API; `buyer`: the buyer; `system`: the marketplace.' }),
+  senderRole: StringEnum(senderRoles, {
+    description: '`seller`: posted through this API; `buyer`: the buyer; `system`: the marketplace.'
+  }),
   text: Type.String(),
   createdAt: Timestamp
 }, { 'x-component': 'Message', title: 'Message' })
@@ -14,7 +16,8 @@ export type Message = Static<typeof MessageSchema>
 export const MessageListQuery = Type.Object({
   cursor: Type.Optional(Type.String({
     format: 'date-time',
-    description: 'Return only messages created strictly after this time: pass the previous `nextCursor`. Omit to start from the first message. ' +
+    description: 'Return only messages created strictly after this time: pass the previous `nextCursor`. Omit ' +
+      'to start from the first message. ' +
       'An RFC 3339 date-time with seconds 00–59, an offset within ±15:59 and a year 0001–9999.'
   })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Messages per call (1–100, default 50).' })
@@ -24,7 +27,8 @@ export type MessageListQuery = Static<typeof MessageListQuery>
 export const MessageList = Type.Object({
   messages: Type.Array(MessageSchema, { description: 'Oldest first.' }),
   nextCursor: Nullable(Timestamp, {
-    description: 'createdAt of the last message returned; when nothing is new, the cursor you sent (null if you sent none). Poll again with it: nothing is skipped or repeated.'
+    description: 'createdAt of the last message returned; when nothing is new, the cursor you sent (null if ' +
+      'you sent none). Poll again with it: nothing is skipped or repeated.'
   })
 })
 

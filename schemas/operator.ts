@@ -4,7 +4,8 @@ import { Id, NullableTimestamp, Timestamp } from './common.js'
 
 export const ShopParams = Type.Object({ shopId: Id })
 
-export const ShopSchema = Type.Object({ id: Id, name: Type.String(), createdAt: Timestamp }, { 'x-component': 'Shop', title: 'Shop' })
+export const ShopSchema = Type.Object({ id: Id, name: Type.String(), createdAt: Timestamp },
+  { 'x-component': 'Shop', title: 'Shop' })
 
 export const NameInput = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) })
 

@@ -8,7 +8,9 @@ import { Id, Money, PageQuery, StringEnum, Timestamp } from './common.js'
 import { TITLE_MAX } from '../domain/product-rules.js'
 
 export const FIELD_TYPES = ['text', 'number', 'select'] as const
+export type FieldType = typeof FIELD_TYPES[number]
 export const EMPLOYEE_REWARD_TYPES = ['percent', 'fixed'] as const
+export type EmployeeRewardType = typeof EMPLOYEE_REWARD_TYPES[number]
 
 /** Field bounds and steps: stored as numeric(20, 6). */
 const FieldNumber = (description: string) =>
@@ -21,7 +23,10 @@ export const FieldOptionInputSchema = Type.Object({
 }, { 'x-component': 'ProductFieldOptionInput' })
 
 export const FieldInputSchema = Type.Object({
-  id: Type.Optional(Type.String({ format: 'uuid', description: 'Keeps this existing field\'s id on replace; an id the product does not have is a validation error.' })),
+  id: Type.Optional(Type.String({
+    format: 'uuid',
+    description: 'Keeps this existing field\'s id on replace; an id the product does not have is a validation error.'
+  })),
   type: StringEnum(FIELD_TYPES, { description: '`text` and `number` have no options; `select` has at least one.' }),
   label: Type.String({ minLength: 1, maxLength: 200 }),
   required: Type.Boolean(),
@@ -38,11 +43,14 @@ export const FieldInputSchema = Type.Object({
 
 export const ProductFilterSchema = Type.Object({
   filterId: Type.String({ maxLength: 100, description: 'A filter of the product\'s category.' }),
-  optionIds: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100, uniqueItems: true, description: 'Options of that filter.' })
+  optionIds: Type.Array(Type.String({ maxLength: 100 }),
+    { maxItems: 100, uniqueItems: true, description: 'Options of that filter.' })
 }, { 'x-component': 'ProductFilter' })
 
 export const EmployeeRewardSchema = Type.Object({
-  type: StringEnum(EMPLOYEE_REWARD_TYPES, { description: '`percent` (value 0–100) or `fixed` (an amount in the product currency). `{percent, 0}` means none.' }),
+  type: StringEnum(EMPLOYEE_REWARD_TYPES, {
+    description: '`percent` (value 0–100) or `fixed` (an amount in the product currency). `{percent, 0}` means none.'
+  }),
   value: Money()
 }, { 'x-component': 'EmployeeReward' })
 
@@ -58,7 +66,10 @@ export const ProductInputSchema = Type.Object({
   description: Type.String({ maxLength: 20_000 }),
   isActive: Type.Boolean({ description: 'Shown as `active`; always false while the product is archived.' }),
   external: Type.Boolean({ description: 'External automation: the product\'s orders are visible through /v1/orders.' }),
-  currencyRateId: Type.String({ maxLength: 100, description: 'Empty for ruble pricing, or one of the shop\'s currency rate ids.' }),
+  currencyRateId: Type.String({
+    maxLength: 100,
+    description: 'Empty for ruble pricing, or one of the shop\'s currency rate ids.'
+  }),
   price: Money({ description: 'In rubles, or in the currency of `currencyRateId`.' }),
   imageId: Type.String({ maxLength: 100, description: 'Empty, or a media id from POST /v1/media.' }),
   employeeReward: EmployeeRewardSchema,
@@ -69,7 +80,7 @@ export type ProductInputBody = Static<typeof ProductInputSchema>
 
 export const ProductFieldSchema = Type.Object({
   id: Id,
-  type: Type.String(),
+  type: StringEnum(FIELD_TYPES),
   label: Type.String(),
   required: Type.Boolean(),
   multiple: Type.Boolean(),
@@ -96,7 +107,8 @@ export const ProductSchema = Type.Object({
   priceRub: Type.Number({ description: 'round_half_up(price × current rate, 2); equals `price` for ruble pricing.' }),
   imageId: Type.String(),
   imageUrl: Type.String({ description: 'Public URL of the image; empty when there is none.' }),
-  employeeReward: Type.Object({ type: Type.String(), value: Type.Number() }),
+  // The input's own schema: a GET's value type-checks as a PUT's.
+  employeeReward: EmployeeRewardSchema,
   fields: Type.Array(ProductFieldSchema),
   filters: Type.Array(Type.Object({ filterId: Id, optionIds: Type.Array(Id) })),
   createdAt: Timestamp,
@@ -111,7 +123,7 @@ export const ReducedProductSchema = Type.Object({
   active: Type.Boolean(),
   fields: Type.Array(Type.Object({
     id: Id,
-    type: Type.String(),
+    type: StringEnum(FIELD_TYPES),
     label: Type.String(),
     required: Type.Boolean(),
     multiple: Type.Boolean(),
@@ -129,7 +141,8 @@ const BooleanFilter = (description: string) => Type.Optional(Type.Boolean({ desc
 export const ProductListQuerySchema = Type.Object({
   view: StringEnum(['full', 'reduced'] as const, {
     default: 'full',
-    description: '`full` (default): all products, paged. `reduced`: non-archived products with external automation, reduced shape, no paging.'
+    description: '`full` (default): all products, paged. `reduced`: non-archived products with external ' +
+      'automation, reduced shape, no paging.'
   }),
   ...PageQuery(20),
   external: BooleanFilter('Only products with (true) or without (false) external automation.'),
@@ -149,5 +162,7 @@ export const ReducedProductListSchema = Type.Object({
 }, { title: 'ReducedProductList' })
 
 export const ArchiveInputSchema = Type.Object({
-  archived: Type.Boolean({ description: '`true` hides and deactivates; `false` returns it from the archive, still inactive.' })
+  archived: Type.Boolean({
+    description: '`true` hides and deactivates; `false` returns it from the archive, still inactive.'
+  })
 }, { 'x-component': 'ArchiveInput' })
