@@ -7,17 +7,22 @@
 // service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
 // refuses while a running server holds it) and applies pending migrations first.
 import { parseArgs } from 'node:util'
-import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js'
-import { openDatabase, type Db } from './db/client.js'
-import { currencyRateView, upsertCurrencyRate } from './db/currency-rates.js'
-import { confirmOrder, createPurchase } from './db/orders.js'
-import { seedDemoShop } from './db/demo.js'
-import { explainOpenFailure } from './db/open-failure.js'
-import { createShop, findShop } from './db/shops.js'
-import { stockCipherFor } from './db/stock-key.js'
-import { reencryptStock, type ReencryptProgress } from './db/stock-reencrypt.js'
-import { seedTaxonomy } from './db/taxonomy.js'
+import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from './db/shops/api-keys.js'
+import { openDatabase, type Db } from './db/core/client.js'
+import { currencyRateView, upsertCurrencyRate } from './db/catalog/currency-rates.js'
+import { confirmOrder } from './db/orders/orders.js'
+import { createPurchase } from './db/orders/purchase.js'
+import { seedDemoShop } from './lib/embedded/demo.js'
+import { explainOpenFailure } from './db/core/open-failure.js'
+import { createShop, findShop } from './db/shops/shops.js'
+import { stockCipherFor } from './lib/embedded/stock-key.js'
+import { reencryptStock } from './db/stock/reencrypt.js'
+import { createRedisClient } from './plugins/redis.js'
+import { IDEMPOTENCY_REDIS_PREFIX, resealRedisRecords } from './plugins/idempotency-store.js'
+import { reencryptDeliveredValues, type PlaceProgress } from './db/orders/reencrypt.js'
+import { seedTaxonomy } from './db/catalog/taxonomy.js'
 import { isUuid } from './domain/ids.js'
+import { revealOrder } from './domain/delivered-values.js'
 import { rateToDecimal, toScaled } from './domain/money.js'
 import { ConfigError, loadConfig } from './plugins/config.js'
 import { ApiError } from './domain/errors.js'
@@ -58,7 +63,7 @@ function exactly (args: string[], count: number) {
 }
 
 async function requireShop (db: Db, shopId: string) {
-  if (!await findShop(db, shopId)) throw new ApiError(404, 'ORDER_NOT_FOUND', `Shop ${shopId} not found.`)
+  if (!await findShop(db, shopId)) throw new ApiError('ORDER_NOT_FOUND', `Shop ${shopId} not found.`)
 }
 
 type ApiKey = ReturnType<typeof apiKeyView>
@@ -69,6 +74,64 @@ const orderLines = (o: Order) => [
   `  ${o.quantity} × ${o.productTitle} (product ${o.productId}), ${o.amount} RUB, placed ${o.createdAt}`,
   ...o.fieldValues.map((f) => `  ${f.label}: ${f.value}`)
 ].join('\n')
+
+/** The totals (all places) and each place's count: done, and left (held by running requests). */
+interface ReencryptResult { keyId: string, reencrypted: number, remaining: number, places: PlaceProgress[] }
+
+/** Everything the values key protects, encrypted again under the current key (docs/security.md). */
+function reencryptCommand (name: string, note = '') {
+  return command({
+    usage: `${name} [batchSize]`,
+    summary: `Encrypt every value at rest under the current VALUES_ENCRYPTION_KEY${note}`,
+    help: 'Stock items, orders\' delivered values, the events that carry them and the idempotency records ' +
+      '(database, Redis)\n' +
+      'written under VALUES_ENCRYPTION_KEY_PREVIOUS (set it to the old key), or in clear by a release before this\n' +
+      'encryption, are read and written again under the current key, batchSize (default 500) per transaction.\n' +
+      'Safe while the service runs; stopped, it resumes where it was. Progress on stderr.\n',
+    parse: (args) => {
+      exactly(args, 1)
+      const batchSize = args[0] === undefined ? 500 : Number(args[0])
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+        throw new UsageError('batchSize must be an integer from 1 to 10000')
+      }
+      return batchSize
+    },
+    run: async (db, batchSize: number): Promise<ReencryptResult> => {
+      const config = loadConfig()
+      const cipher = stockCipherFor(config)
+      if (!cipher) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'VALUES_ENCRYPTION_KEY is not set: there is no key to encrypt under.')
+      }
+      const onProgress = ({ place, done, remaining }: PlaceProgress) => process.stderr.write(`${place}: ` +
+        `${done} done, ${remaining} to go\n`)
+      const stock = await reencryptStock(db, cipher,
+        { batchSize, onProgress: (p) => onProgress({ place: 'stock items', ...p }) })
+      const places = await reencryptDeliveredValues(db, cipher, { batchSize, onProgress })
+      const all = [{ place: 'stock items', ...stock }, ...places]
+      const redis = createRedisClient(config, { lazyConnect: true, maxRetriesPerRequest: 1 })
+      if (redis) {
+        const place = 'redis idempotency records'
+        try {
+          await redis.connect()
+          const resealed = await resealRedisRecords(redis, `${config.REDIS_PREFIX}${IDEMPOTENCY_REDIS_PREFIX}`, cipher,
+            (done) => onProgress({ place, done, remaining: 0 }))
+          all.push({ place, ...resealed })
+        } finally {
+          redis.disconnect()
+        }
+      }
+      const sum = (count: (p: PlaceProgress) => number) => all.reduce((total, p) => total + count(p), 0)
+      return { keyId: cipher.keyId, reencrypted: sum((p) => p.done), remaining: sum((p) => p.remaining), places: all }
+    },
+    print: ({ keyId, places }: ReencryptResult) => {
+      const left = places.filter((p) => p.remaining > 0)
+      return places.map((p) => `${p.place}: encrypted ${p.done} under key ${keyId}`).join('\n') + '\n' +
+        (left.length === 0
+          ? 'none left under another key'
+          : `${left.map((p) => `${p.remaining} ${p.place}`).join(', ')} held by running requests: run it again`)
+    }
+  })
+}
 
 const commands: Record<string, Command<unknown, unknown>> = {
   'shop:create': command({
@@ -85,8 +148,14 @@ const commands: Record<string, Command<unknown, unknown>> = {
   'key:create': command({
     usage: 'key:create <shopId> <name>',
     summary: 'Create an API key (the secret is printed once)',
-    help: 'Creates an API key, like POST /internal/v1/shops/{shopId}/api-keys. Output: {apiKey, secret}; only the hash of the secret is kept.',
-    parse: (args) => { exactly(args, 2); return { shopId: uuid(args[0], 'a shop id'), name: text(args[1], 'a key name') } },
+    help: 'Creates an API key, like POST /internal/v1/shops/{shopId}/api-keys. Output: {apiKey, secret}; only ' +
+      'the hash of the secret is kept.',
+    parse: (args) => {
+      exactly(args, 2); return {
+        shopId: uuid(args[0], 'a shop id'),
+        name: text(args[1], 'a key name')
+      }
+    },
     run: async (db, { shopId, name }) => {
       await requireShop(db, shopId)
       const { apiKey, secret } = await createApiKey(db, shopId, name)
@@ -108,12 +177,18 @@ const commands: Record<string, Command<unknown, unknown>> = {
   'key:revoke': command({
     usage: 'key:revoke <shopId> <keyId>',
     summary: 'Revoke an API key (effective on the next request)',
-    help: 'Revokes an API key on every instance at once, like POST /internal/v1/shops/{shopId}/api-keys/{keyId}/revoke. Output: {apiKey}.',
-    parse: (args) => { exactly(args, 2); return { shopId: uuid(args[0], 'a shop id'), keyId: uuid(args[1], 'a key id') } },
+    help: 'Revokes an API key on every instance at once, like POST ' +
+      '/internal/v1/shops/{shopId}/api-keys/{keyId}/revoke. Output: {apiKey}.',
+    parse: (args) => {
+      exactly(args, 2); return {
+        shopId: uuid(args[0], 'a shop id'),
+        keyId: uuid(args[1], 'a key id')
+      }
+    },
     run: async (db, { shopId, keyId }) => {
       const apiKey = await revokeApiKey(db, shopId, keyId)
-      // Running instances hear of it from Postgres, in the same commit (db/api-keys.ts): no Redis needed.
-      if (!apiKey) throw new ApiError(404, 'ORDER_NOT_FOUND', `API key ${keyId} of shop ${shopId} not found.`)
+      // Running instances hear of it from Postgres, in the same commit (db/shops/api-keys.ts): no Redis needed.
+      if (!apiKey) throw new ApiError('ORDER_NOT_FOUND', `API key ${keyId} of shop ${shopId} not found.`)
       return { apiKey: apiKeyView(apiKey) }
     },
     print: ({ apiKey }) => keyLine(apiKey)
@@ -122,13 +197,16 @@ const commands: Record<string, Command<unknown, unknown>> = {
     usage: 'rate:set <shopId> <code> <rate>',
     summary: 'Create or update a currency rate (rubles per unit)',
     help: 'Sets a shop\'s rate, like PUT /internal/v1/shops/{shopId}/currency-rates/{code}. <code>: ' +
-      `${CurrencyCodeSchema.description} <rate>: rubles per unit, above 0 and at most 1 000 000 000, up to 6 decimals. Output: {rate}.`,
+      `${CurrencyCodeSchema.description} <rate>: rubles per unit, above 0 and at most 1 000 000 000, up to 6 ` +
+        'decimals. Output: {rate}.',
     parse: (args) => {
       exactly(args, 3)
       const [shopId, code, rate] = args
       if (!code || !currencyCode.test(code)) throw new UsageError(CurrencyCodeSchema.description!)
       let scaled: bigint
-      try { scaled = toScaled(rate ?? '', 6) } catch { throw new UsageError('the rate is a decimal with at most 6 decimals') }
+      try { scaled = toScaled(rate ?? '', 6) } catch {
+        throw new UsageError('the rate is a decimal with at most 6 decimals')
+      }
       if (scaled <= 0n || scaled > MAX_RATE) throw new UsageError('the rate must be above 0 and at most 1 000 000 000')
       return { shopId: uuid(shopId, 'a shop id'), code, rate: rateToDecimal(rate) }
     },
@@ -142,7 +220,8 @@ const commands: Record<string, Command<unknown, unknown>> = {
     usage: 'order:purchase <productId> [quantity] [fieldId=value …]',
     summary: 'Place a buyer\'s paid order (select fields take option ids)',
     help: 'Places a paid order as a buyer would, like POST /internal/v1/orders. quantity: 1–1000 (default 1). ' +
-      'Each required field needs fieldId=value; a select field takes option ids, comma-separated when multiple. Output: {order}.',
+      'Each required field needs fieldId=value; a select field takes option ids, comma-separated when ' +
+        'multiple. Output: {order}.',
     parse: ([productId, quantity = '1', ...values]) => {
       if (!/^\d+$/.test(quantity)) throw new UsageError('the quantity is a whole number')
       const fieldValues = values.map((pair) => {
@@ -152,7 +231,10 @@ const commands: Record<string, Command<unknown, unknown>> = {
       })
       return { productId: uuid(productId, 'a product id'), quantity: Number(quantity), fieldValues }
     },
-    run: async (db, input) => ({ order: await createPurchase(db, input, { cipher: stockCipherFor(loadConfig()) }) }),
+    run: async (db, input) => {
+      const cipher = stockCipherFor(loadConfig())
+      return { order: revealOrder(await createPurchase(db, input, { cipher }), cipher) }
+    },
     print: ({ order }) => orderLines(order)
   }),
   'order:confirm': command({
@@ -160,34 +242,13 @@ const commands: Record<string, Command<unknown, unknown>> = {
     summary: 'The buyer confirms receipt: awaiting_confirmation -> completed, shop credited',
     help: 'Confirms receipt as the buyer, like POST /internal/v1/orders/{id}/confirm. Output: {order}.',
     parse: (args) => { exactly(args, 1); return uuid(args[0], 'an order id') },
-    run: async (db, orderId: string) => ({ order: await confirmOrder(db, orderId) }),
+    run: async (db,
+      orderId: string) => ({ order: revealOrder(await confirmOrder(db, orderId), stockCipherFor(loadConfig())) }),
     print: ({ order }) => orderLines(order)
   }),
-  'stock:reencrypt': command({
-    usage: 'stock:reencrypt [batchSize]',
-    summary: 'Re-encrypt every stock item under the current STOCK_ENCRYPTION_KEY',
-    help: 'Items written under STOCK_ENCRYPTION_KEY_PREVIOUS (set it to the old key) are read and written again under the\n' +
-      'current key, batchSize (default 500) per transaction. Safe while the service runs; stopped, it resumes where it was.\n',
-    parse: (args) => {
-      exactly(args, 1)
-      const batchSize = args[0] === undefined ? 500 : Number(args[0])
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('batchSize must be an integer from 1 to 10000')
-      return batchSize
-    },
-    run: async (db, batchSize: number) => {
-      const cipher = stockCipherFor(loadConfig())
-      if (!cipher) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'STOCK_ENCRYPTION_KEY is not set: there is no key to re-encrypt under.')
-      // Progress for a person watching a terminal; nothing when the output is piped.
-      const progress = process.stderr.isTTY
-        ? ({ done, remaining }: ReencryptProgress) => process.stderr.write(`\rre-encrypted ${done}, ${remaining} to go`)
-        : undefined
-      const result = await reencryptStock(db, cipher, { batchSize, onProgress: progress })
-      if (progress) process.stderr.write('\n')
-      return { reencrypted: result.done, remaining: result.remaining, keyId: cipher.keyId }
-    },
-    print: (r: { reencrypted: number, remaining: number, keyId: string }) =>
-      `re-encrypted ${r.reencrypted} item(s) under key ${r.keyId}; ${r.remaining === 0 ? 'none left under another key' : `${r.remaining} held by running purchases: run it again`}`
-  }),
+  'values:reencrypt': reencryptCommand('values:reencrypt'),
+  // Its name while the key covered stock only: the same command.
+  'stock:reencrypt': reencryptCommand('stock:reencrypt', ' (deprecated name of values:reencrypt)'),
   'seed:demo': command({
     usage: 'seed:demo [shop name]',
     summary: 'Create a demo shop with a USD rate, an external product and an API key',
@@ -197,7 +258,8 @@ const commands: Record<string, Command<unknown, unknown>> = {
       await seedTaxonomy(db)
       return seedDemoShop(db, name)
     },
-    print: ({ shopId, productId, secret }) => `demo shop ${shopId}\nproduct  ${productId}\nAPI key  ${secret}   (shown only now)`
+    print: ({ shopId, productId, secret }) => `demo shop ${shopId}\nproduct  ${productId}\nAPI key  ${secret} ` +
+      '  (shown only now)'
   })
 }
 
@@ -210,7 +272,8 @@ function usage (): string {
     '  --help   this text, or a command\'s own'].join('\n')
 }
 
-const commandHelp = (c: Command<unknown, unknown>) => `Usage: ${PROGRAM} ${c.usage} [--json]\n\n${c.summary}.\n${c.help}`
+const commandHelp = (c: Command<unknown, unknown>) => `Usage: ${PROGRAM} ${c.usage} ` +
+  `[--json]\n\n${c.summary}.\n${c.help}`
 
 /** The command line, by node:util's parseArgs: options anywhere, `--` before a value that starts with `-`. */
 function parseCommandLine (argv: string[]) {
@@ -258,7 +321,13 @@ async function main (argv: string[]): Promise<number> {
   const config = loadConfig()
   let database
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, directUrl: config.DATABASE_DIRECT_URL, preparedStatements: config.DB_PREPARED_STATEMENTS, dataDir: config.DATA_DIR, poolMax: 1 })
+    database = await openDatabase({
+      url: config.DATABASE_URL,
+      directUrl: config.DATABASE_DIRECT_URL,
+      preparedStatements: config.DB_PREPARED_STATEMENTS,
+      dataDir: config.DATA_DIR,
+      poolMax: 1
+    })
     await database.migrate()
   } catch (err) {
     const reason = explainOpenFailure(err, { url: config.DATABASE_URL, dataDir: config.DATA_DIR })

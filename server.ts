@@ -5,11 +5,13 @@
 // one line saying why, not a stack trace.
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { prepareEmbeddedInstallation } from './db/first-run.js'
-import { explainOpenFailure } from './db/open-failure.js'
+import { prepareEmbeddedInstallation } from './lib/embedded/first-run.js'
+import { explainOpenFailure } from './db/core/open-failure.js'
 import { ConfigError, loadConfig, type Config } from './plugins/config.js'
 
-/** How long the close after the drain may take (in-flight requests, webhook attempts) before the process exits anyway. */
+/**
+ * How long the close after the drain may take (in-flight requests, webhook attempts) before the process exits anyway.
+ */
 const CLOSE_TIMEOUT_MS = 10_000
 
 function fail (line: string): never {

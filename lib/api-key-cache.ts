@@ -3,7 +3,7 @@
 // authentication; docs/security.md).
 //
 // Postgres tells every instance: a revocation commits together with a NOTIFY
-// on KEY_REVOCATIONS_CHANNEL (db/api-keys.ts), which each instance's LISTEN
+// on KEY_REVOCATIONS_CHANNEL (db/shops/api-keys.ts), which each instance's LISTEN
 // connection hears; a notice starts a new *generation* and keys cached in an
 // older one are looked up again. Notices sent while that connection is down are
 // lost, so nothing is cached (every request asks the database) from the moment
@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { LruMap } from 'toad-cache'
-import type { AuthenticatedKey } from '../db/api-keys.js'
+import type { AuthenticatedKey } from '../db/shops/api-keys.js'
 
 /** `shared`: with Redis (notices and the epoch); `database`: notices alone. */
 export type ApiKeyCacheMode = 'shared' | 'database'
@@ -82,7 +82,14 @@ export class ApiKeyCache {
     if (entry === undefined || entry.generation !== this.generation || entry.epoch !== this.epoch) return undefined
     return {
       key: entry.key,
-      check: this.mode === 'shared' ? { hash, mark: this.sent, epoch: entry.epoch!, generation: entry.generation } : null
+      check: this.mode === 'shared'
+        ? {
+            hash,
+            mark: this.sent,
+            epoch: entry.epoch!,
+            generation: entry.generation
+          }
+        : null
     }
   }
 
@@ -114,7 +121,10 @@ export class ApiKeyCache {
     }
   }
 
-  /** True when a script sent after the check's request began saw the key's epoch still current, and no notice came since. */
+  /**
+   * True when a script sent after the check's request began saw the key's epoch still current, and no notice
+   * came since.
+   */
   confirms (check: PendingKeyCheck): boolean {
     return this.epochSeq > check.mark && this.epoch === check.epoch && this.generation === check.generation
   }

@@ -10,7 +10,8 @@
 // - `serializeRequest` logs the URL with the values of query parameters whose
 //   name says key, token, secret, password or signature replaced.
 // - `redactSecrets` runs over every finished line: API keys (service_sk_…),
-//   webhook secrets (whsec_…) and the operator token, wherever they appear.
+//   webhook secrets (whsec_…), the seller portal's link and session tokens
+//   (portal_link_…, portal_sess_…) and the operator token, wherever they appear.
 // Paths that hold a secret by name (headers, Redis arguments) are redacted too.
 import type { FastifyRequest } from 'fastify'
 import type { LoggerOptions } from 'pino'
@@ -25,15 +26,20 @@ export const REDACTED = '[redacted]'
  * property named secret or token.
  */
 export const redactedLogPaths = [
-  'req.headers.authorization', 'req.headers["x-api-key"]',
+  'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers["x-csrf-token"]',
   'headers.authorization', 'headers["x-api-key"]', '*.headers.authorization', '*.headers["x-api-key"]',
+  'headers.cookie', '*.headers.cookie', 'headers["set-cookie"]', '*.headers["set-cookie"]',
+  'headers["x-csrf-token"]', '*.headers["x-csrf-token"]',
   'busboyOptions.headers',
   'err.rawPacket', '*.rawPacket', 'err.command.args', '*.command.args',
   'secret', '*.secret', 'token', '*.token'
 ]
 
-/** Secret-shaped strings: an API key (domain/api-key.ts) or a webhook secret (domain/webhook-signing.ts), even cut short. */
-const SECRET_SHAPES = /service_sk_[A-Za-z0-9]+|whsec_[A-Za-z0-9+/=_-]+/g
+/**
+ * Secret-shaped strings, even cut short: an API key (domain/api-key.ts), a webhook
+ * secret (domain/webhook-signing.ts), a portal link or session token (domain/portal-token.ts).
+ */
+const SECRET_SHAPES = /service_sk_[A-Za-z0-9]+|whsec_[A-Za-z0-9+/=_-]+|portal_(?:link|sess)_[A-Za-z0-9_-]+/g
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Replaces every secret-shaped string, and each of `known` (the operator token), in a finished log line. */
@@ -73,24 +79,28 @@ export function serializeRequest (request: FastifyRequest) {
 }
 
 /** Properties of an error that say what went wrong without quoting any data. */
-const SAFE_PROPERTIES = ['code', 'errno', 'syscall', 'statusCode', 'severity', 'routine', 'schema_name', 'table_name', 'column_name', 'constraint_name'] as const
+const SAFE_PROPERTIES = ['code', 'errno', 'syscall', 'statusCode', 'severity', 'routine', 'schema_name', 'table_name',
+  'column_name', 'constraint_name'] as const
 const MAX_CAUSES = 5
 
 /** Errors of the database or of a query sent to it: their messages can quote the query's values. */
 function isDatabaseError (err: Record<string, unknown>): boolean {
   const names = [err.name, (err.constructor as { name?: string } | undefined)?.name]
-  return names.includes('DrizzleQueryError') || names.includes('PostgresError') || 'query' in err || 'params' in err || 'parameters' in err
+  return names.includes('DrizzleQueryError') || names.includes('PostgresError') ||
+    'query' in err || 'params' in err || 'parameters' in err
 }
 
 /** The stack's frames, without the message lines it starts with. */
-const framesOf = (stack: unknown) => typeof stack === 'string' ? stack.split('\n').filter((line) => line.startsWith('    at ')).join('\n') : undefined
+const framesOf = (stack: unknown) =>
+  typeof stack === 'string' ? stack.split('\n').filter((line) => line.startsWith('    at ')).join('\n') : undefined
 
 /** The one decision of what a logged error carries (pino's `err` serializer). */
 export function serializeError (value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return { message: typeof value === 'string' ? value : String(value) }
   const err = value as Record<string, unknown>
   const className = (err.constructor as { name?: string } | undefined)?.name
-  const out: Record<string, unknown> = { type: className && className !== 'Error' && className !== 'Object' ? className : String(err.name ?? 'Error') }
+  const named = className && className !== 'Error' && className !== 'Object'
+  const out: Record<string, unknown> = { type: named ? className : String(err.name ?? 'Error') }
   if (!isDatabaseError(err) && typeof err.message === 'string') out.message = err.message
   for (const property of SAFE_PROPERTIES) {
     const v = err[property]
@@ -112,12 +122,20 @@ function passwordOf (url: string | undefined): string | undefined {
   }
 }
 
-/** The logger's options: `secrets` are the operator token and the connection URLs, whose passwords are never logged either. */
-export function loggerOptions (level: string, secrets: { internalToken?: string, databaseUrl?: string, redisUrl?: string }): LoggerOptions {
+/**
+ * The logger's options: `secrets` are the operator token and the connection URLs, whose passwords are never
+ * logged either.
+ */
+export function loggerOptions (
+  level: string, secrets: { internalToken?: string, databaseUrl?: string, redisUrl?: string }
+): LoggerOptions {
   return {
     level,
     redact: { paths: redactedLogPaths, censor: REDACTED },
     serializers: { err: (err: unknown) => serializeError(err), req: serializeRequest as never },
-    hooks: { streamWrite: secretRedactor([secrets.internalToken, passwordOf(secrets.databaseUrl), passwordOf(secrets.redisUrl)]) }
+    hooks: {
+      streamWrite: secretRedactor([secrets.internalToken, passwordOf(secrets.databaseUrl),
+        passwordOf(secrets.redisUrl)])
+    }
   }
 }

@@ -1,15 +1,17 @@
 // The rules that turn what @fastify/swagger derives from the route schemas into
-// the published OpenAPI 3.0 document: named components for the schemas that
+// the published OpenAPI 3.1 document: named components for the schemas that
 // declare `x-component`, the error codes of each operation as enums on
-// `error.code`, the response headers the plugins add, OpenAPI 3.0 forms of
-// JSON Schema keywords, and the media routes' non-JSON bodies. Pure functions of
-// the document; plugins/openapi.ts applies them.
+// `error.code`, the response headers the plugins add, the service's own schema
+// keywords in forms every validator reads alike, the media routes' non-JSON
+// bodies and the webhooks (lib/openapi-webhooks.ts). Pure functions of the
+// document; plugins/openapi.ts applies them.
 import { STATUS_CODES } from 'node:http'
-import { errorCodes, type ErrorCode } from '../domain/errors.js'
+import { errors, type ErrorCode } from '../domain/errors.js'
 import { codesByStatus, errorComponentName, errorExample, operationCodes } from '../schemas/error-codes.js'
 import { ErrorBody } from '../schemas/common.js'
 import { imageContentTypes, UploadImageBody } from '../schemas/media.js'
 import recordedExamples from '../schemas/openapi-examples.json' with { type: 'json' }
+import { webhooksSection } from './openapi-webhooks.js'
 
 /** A real request and response of an operation, recorded by `npm run docs:examples`. */
 export interface OperationExample {
@@ -20,11 +22,22 @@ export interface OperationExample {
 const examples = recordedExamples as Record<string, OperationExample>
 
 type Json = Record<string, unknown>
-interface Response { description?: string, content?: Record<string, { schema?: Json, example?: unknown, examples?: Json }>, headers?: Json }
+interface Response {
+  description?: string,
+  content?: Record<string,
+  { schema?: Json, example?: unknown, examples?: Json }>,
+  headers?: Json
+}
 interface Operation {
   operationId?: string
   security?: unknown[]
-  parameters?: Array<{ in: string, name: string, required?: boolean, schema?: { default?: unknown }, example?: unknown }>
+  parameters?: Array<{
+    in: string,
+    name: string,
+    required?: boolean,
+    schema?: { default?: unknown },
+    example?: unknown
+  }>
   requestBody?: { required?: boolean, content?: Record<string, { schema?: Json, example?: unknown }> }
   responses?: Record<string, Response>
 }
@@ -38,16 +51,42 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
 /** The response headers the service sends: what each says and its shape. */
 export const responseHeaders: Record<string, Json> = {
-  'X-Request-Id': { description: 'The request\'s id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request.', schema: { type: 'string' } },
-  'RateLimit-Limit': { description: 'Requests allowed per window for this key (for the public files: for this client IP).', schema: { type: 'integer' } },
+  'X-Request-Id': {
+    description: 'The request\'s id (yours from `X-Request-Id` if it was 1–128 safe ' +
+    'characters, else a new UUID); it is in every log line of the request.',
+    schema: { type: 'string' }
+  },
+  'RateLimit-Limit': {
+    description: 'Requests allowed per window for this key (for the public files: for this client IP).',
+    schema: { type: 'integer' }
+  },
   'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
-  'RateLimit-Policy': { description: 'The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`.', schema: { type: 'string' } },
-  RateLimit: { description: 'The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`.', schema: { type: 'string' } },
+  'RateLimit-Policy': {
+    description: 'The limit as the IETF draft structured field: `"default";q=<limit>;w=<window seconds>`.',
+    schema: { type: 'string' }
+  },
+  RateLimit: {
+    description: 'The current window as the IETF draft structured field: `"default";r=<remaining>;t=<reset seconds>`.',
+    schema: { type: 'string' }
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-  'Idempotency-Replayed': { description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
-  ETag: { description: 'Strong entity tag of the file (its SHA-256); send it in `If-None-Match`.', schema: { type: 'string' } },
-  'Cache-Control': { description: 'The file never changes under its name: `public, max-age=31536000, immutable`.', schema: { type: 'string' } }
+  'Idempotency-Replayed': {
+    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] }
+  },
+  ETag: {
+    description: 'Strong entity tag of the file (its SHA-256); send it in `If-None-Match`.',
+    schema: { type: 'string' }
+  },
+  'Cache-Control': {
+    description: 'The file never changes under its name: `public, max-age=31536000, immutable`.',
+    schema: { type: 'string' }
+  },
+  'X-Content-Type-Options': {
+    description: 'Browsers must not sniff another type than `Content-Type` into the file.',
+    schema: { type: 'string', enum: ['nosniff'] }
+  }
 }
 
 /**
@@ -57,20 +96,28 @@ export const responseHeaders: Record<string, Json> = {
  * `Retry-After` is required on a 429, optional on a 503 (`Retry-After-Optional`).
  */
 export function headerComponents (): Record<string, Json> {
+  const alwaysSent = ['X-Request-Id', 'Retry-After', 'ETag', 'Cache-Control', 'X-Content-Type-Options']
   const components: Record<string, Json> = {}
   for (const [name, header] of Object.entries(responseHeaders)) {
-    components[name] = { ...header, required: ['X-Request-Id', 'Retry-After', 'ETag', 'Cache-Control'].includes(name) }
+    components[name] = { ...header, required: alwaysSent.includes(name) }
   }
-  components['Retry-After-Optional'] = { ...responseHeaders['Retry-After'], description: 'Seconds to wait before retrying (1 when absent).', required: false }
+  components['Retry-After-Optional'] = {
+    ...responseHeaders['Retry-After'],
+    description: 'Seconds to wait before retrying (1 when absent).',
+    required: false
+  }
   return components
 }
 
 /** Which headers an operation's responses carry, as references to the header components. */
-function headersFor (operationId: string, status: number, authenticated: boolean, idempotent: boolean): Record<string, Json> {
+function headersFor (
+  operationId: string, status: number, authenticated: boolean, idempotent: boolean
+): Record<string, Json> {
   const header = (component: string) => ({ $ref: `#/components/headers/${component}` })
   const headers: Record<string, Json> = { 'X-Request-Id': header('X-Request-Id') }
   if (authenticated || operationId === 'getMediaFile') {
-    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) headers[name] = header(name)
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy',
+      'RateLimit']) headers[name] = header(name)
   }
   if (status === 429) headers['Retry-After'] = header('Retry-After')
   if (status === 503) headers['Retry-After'] = header('Retry-After-Optional')
@@ -78,6 +125,7 @@ function headersFor (operationId: string, status: number, authenticated: boolean
   if (operationId === 'getMediaFile' && (status === 200 || status === 304)) {
     headers.ETag = header('ETag')
     headers['Cache-Control'] = header('Cache-Control')
+    headers['X-Content-Type-Options'] = header('X-Content-Type-Options')
   }
   return headers
 }
@@ -92,22 +140,19 @@ function walk (node: unknown, visit: (schema: Json) => Json): unknown {
 }
 
 /**
- * JSON Schema forms that OpenAPI 3.0 spells differently: a numeric
- * `exclusiveMinimum`, the `x-decimals` money rule (as `multipleOf`), the
- * `x-trimmed-length` rule (as the equivalent `pattern`), a type
- * array with null (as `nullable`); and `x-component` schemas moved to
- * components and referenced.
+ * The service's own keywords, for other tools: the money rule `x-decimals` stays
+ * (an extension) and is said in the description, never as `multipleOf`, which
+ * validators check in binary floating point and so refuse valid amounts such as
+ * 19.99 (the service checks the decimal text); `x-trimmed-length` becomes the
+ * equivalent `pattern`; and `x-component` schemas move to components, referenced.
  */
 function normalizeSchemas (document: Document): Document {
-  const schemas: Record<string, Json> = { ...document.components?.schemas }
+  const extracted: Record<string, Json> = {}
   const normalized = walk(document, (schema) => {
-    if (typeof schema.exclusiveMinimum === 'number') {
-      schema.minimum = schema.exclusiveMinimum
-      schema.exclusiveMinimum = true
-    }
-    if (typeof schema['x-decimals'] === 'number') {
-      schema.multipleOf = Number(`1e-${schema['x-decimals']}`)
-      delete schema['x-decimals']
+    const decimals = schema['x-decimals']
+    if (typeof decimals === 'number') {
+      const rule = `At most ${decimals} decimal places (\`x-decimals\`).`
+      schema.description = typeof schema.description === 'string' ? `${schema.description} ${rule}` : rule
     }
     const trimmed = schema['x-trimmed-length']
     if (Array.isArray(trimmed)) {
@@ -118,10 +163,11 @@ function normalizeSchemas (document: Document): Document {
     const name = schema['x-component']
     if (typeof name !== 'string') return schema
     const { 'x-component': _, ...component } = schema
-    schemas[name] = component
+    extracted[name] = component
     return ref(name)
   }) as Document
-  normalized.components = { ...normalized.components, schemas }
+  // The components walked too (the named event schemas hold an Order), then those extracted.
+  normalized.components = { ...normalized.components, schemas: { ...normalized.components?.schemas, ...extracted } }
   return normalized
 }
 
@@ -130,11 +176,21 @@ const errorProperties = (ErrorBody.properties.error as unknown as { properties: 
 /** One named error response component per code: the error envelope (`ErrorResponse`) with `code` fixed to it. */
 function errorComponents (): Record<string, Json> {
   const components: Record<string, Json> = {}
-  for (const [code, meaning] of Object.entries(errorCodes)) {
+  for (const [code, { means }] of Object.entries(errors)) {
     components[errorComponentName(code as ErrorCode)] = {
-      description: meaning,
-      // The error's other properties are named again so that each branch accounts for all of them (example validators hold unnamed ones to be unexpected).
-      allOf: [ref('ErrorResponse'), { type: 'object', properties: { error: { type: 'object', properties: { ...errorProperties, code: { type: 'string', enum: [code] } } } } }]
+      description: means,
+      // The error's other properties are named again so that each branch accounts for all of them (example
+      // validators hold unnamed ones to be unexpected).
+      allOf: [ref('ErrorResponse'),
+        {
+          type: 'object',
+          properties: {
+            error: {
+              type: 'object',
+              properties: { ...errorProperties, code: { type: 'string', enum: [code] } }
+            }
+          }
+        }]
     }
   }
   return components
@@ -149,7 +205,8 @@ function errorExamples (codes: ErrorCode[], status: number): Json {
 }
 
 function errorSchema (codes: ErrorCode[]): Json {
-  return codes.length === 1 ? ref(errorComponentName(codes[0])) : { oneOf: codes.map((code) => ref(errorComponentName(code))) }
+  if (codes.length === 1) return ref(errorComponentName(codes[0]))
+  return { oneOf: codes.map((code) => ref(errorComponentName(code))) }
 }
 
 /** Statuses every operation of a kind can answer with, whether or not its route schema lists them. */
@@ -157,20 +214,43 @@ const everyStatuses = [500, 503]
 const authenticatedStatuses = [401, 429]
 const bodyStatuses = [400, 413]
 
+const isNullable = (schema: Json) =>
+  schema.nullable === true || (Array.isArray(schema.type) && schema.type.includes('null'))
+
+function notNullable (schema: Json) {
+  delete schema.nullable
+  if (Array.isArray(schema.type)) {
+    const types = schema.type.filter((type) => type !== 'null')
+    schema.type = types.length === 1 ? types[0] : types
+  }
+}
+
 /** An operation's inputs: optional parameters and bodies, the examples, the multipart upload. */
-function describeInputs (operation: Operation, example: OperationExample | undefined, resolve: (schema: Json | undefined) => Json | undefined) {
+function describeInputs (
+  operation: Operation, example: OperationExample | undefined, resolve: (schema: Json | undefined) => Json | undefined
+) {
   for (const parameter of operation.parameters ?? []) {
     // A query parameter with a default need not be sent.
     if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
     const value = example?.parameters[parameter.name]
-    if (value !== undefined) parameter.example = (parameter.schema as Json | undefined)?.type === 'integer' ? Number(value) : value
+    const integer = (parameter.schema as Json | undefined)?.type === 'integer'
+    if (value !== undefined) parameter.example = integer ? Number(value) : value
   }
+  // A body that may be left out is an optional body, not a nullable schema (which
+  // generated types would make `T | null` and validators would let `null` through).
   const body = operation.requestBody
-  if (body && Object.values(body.content ?? {}).every((media) => resolve(media.schema)?.nullable)) body.required = false
+  const bodySchemas = Object.values(body?.content ?? {}).map((media) => resolve(media.schema))
+  if (body && bodySchemas.length > 0 && bodySchemas.every((schema) => schema !== undefined && isNullable(schema))) {
+    body.required = false
+    for (const schema of bodySchemas) notNullable(schema!)
+  }
   const json = body?.content?.['application/json']
   if (json && example?.request !== undefined) json.example = example.request
   if (operation.operationId === 'uploadImage') {
-    operation.requestBody = { required: true, content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } } }
+    operation.requestBody = {
+      required: true,
+      content: { 'multipart/form-data': { schema: UploadImageBody as unknown as Json } }
+    }
   }
 }
 
@@ -189,16 +269,19 @@ function describeResponses (operation: Operation, example: OperationExample | un
       const codes = operationCodes[id]?.[status] ?? codesByStatus[status]
       if (!codes) throw new Error(`${id}: no error codes known for status ${status} (schemas/error-codes.ts)`)
       response.content = { 'application/json': { schema: errorSchema(codes), examples: errorExamples(codes, status) } }
-      response.description = codes.map((code) => `\`${code}\`: ${errorCodes[code]}`).join(' ')
+      response.description = codes.map((code) => `\`${code}\`: ${errors[code].means}`).join(' ')
     } else if (!response.description || response.description === 'Default Response') {
       response.description = STATUS_CODES[status] ?? 'Success'
     }
     if (id === 'getMediaFile' && status === 200) {
-      response.content = Object.fromEntries(imageContentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+      response.content = Object.fromEntries(imageContentTypes.map((type) => [type,
+        { schema: { type: 'string', format: 'binary' } }]))
     }
     if (status === 304) delete response.content
     const media = response.content?.['application/json']
-    if (example?.response.status === status && media && example.response.body !== undefined) media.example = example.response.body
+    if (example?.response.status === status && media && example.response.body !== undefined) {
+      media.example = example.response.body
+    }
     response.headers = { ...response.headers, ...headersFor(id, status, authenticated, idempotent) }
   }
 }
@@ -232,16 +315,18 @@ function pruneComponents (document: Document): Document {
       } else visit(value)
     }
   }
+  const HEADER_REF = '#/components/headers/'
   const usedHeaders = new Set<string>()
   const visitHeaders = (node: unknown): void => {
     if (Array.isArray(node)) { node.forEach(visitHeaders); return }
     if (node === null || typeof node !== 'object') return
     for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/headers/')) usedHeaders.add(value.slice('#/components/headers/'.length))
+      const header = key === '$ref' && typeof value === 'string' && value.startsWith(HEADER_REF) ? value : undefined
+      if (header) usedHeaders.add(header.slice(HEADER_REF.length))
       else visitHeaders(value)
     }
   }
-  visit(document.paths)
+  visit([document.paths, document.webhooks])
   visitHeaders(document.paths)
   const headers = document.components?.headers ?? {}
   document.components = {
@@ -252,9 +337,25 @@ function pruneComponents (document: Document): Document {
   return document
 }
 
-/** The published document: what the route schemas say, made exact and complete. */
-export function publishDocument (document: Document): Document {
+/**
+ * The published document: what the route schemas say, made exact and complete;
+ * with `webhooks`, the requests the service sends.
+ */
+export function publishDocument (document: Document, options: { webhooks?: boolean } = {}): Document {
+  if (options.webhooks) {
+    const section = webhooksSection()
+    document.webhooks = section.webhooks
+    document.components = {
+      ...document.components,
+      schemas: { ...document.components?.schemas, ...section.schemas },
+      parameters: { ...document.components?.parameters as Json, ...section.parameters }
+    }
+  }
   const normalized = normalizeSchemas(document)
-  normalized.components = { ...normalized.components, schemas: { ...normalized.components?.schemas, ...errorComponents() }, headers: headerComponents() }
+  normalized.components = {
+    ...normalized.components,
+    schemas: { ...normalized.components?.schemas, ...errorComponents() },
+    headers: headerComponents()
+  }
   return pruneComponents(describeOperations(normalized))
 }

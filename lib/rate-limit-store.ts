@@ -35,7 +35,9 @@ type Callback = (error: Error | null, result?: { current: number, ttl: number })
 type RouteOptions = { method: string | string[], url: string }
 
 /** A store class for @fastify/rate-limit's `store` option (plain fixed windows: no continueExceeding, no backoff). */
-export function redisRateLimitStore (redis: Redis, breaker: CircuitBreaker, prefix: string, keyCache: ApiKeyCache): new (options: FastifyRateLimitOptions) => FastifyRateLimitStore {
+export function redisRateLimitStore (
+  redis: Redis, breaker: CircuitBreaker, prefix: string, keyCache: ApiKeyCache
+): new (options: FastifyRateLimitOptions) => FastifyRateLimitStore {
   redis.defineCommand('rateLimitWindowAndEpoch', { numberOfKeys: 2, lua: windowAndEpoch })
   const run = (redis as unknown as { rateLimitWindowAndEpoch: WindowAndEpoch }).rateLimitWindowAndEpoch.bind(redis)
   const epochKey = revocationEpochKey(prefix)

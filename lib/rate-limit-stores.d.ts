@@ -4,6 +4,7 @@ declare module '@fastify/rate-limit/store/LocalStore.js' {
   export default LocalStore
 }
 declare module '@fastify/rate-limit/store/RedisStore.js' {
-  const RedisStore: new (continueExceeding: boolean, exponentialBackoff: boolean, redis: unknown, key?: string) => unknown
+  const RedisStore: new (continueExceeding: boolean, exponentialBackoff: boolean, redis: unknown,
+    key?: string) => unknown
   export default RedisStore
 }

@@ -8,7 +8,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { findActiveApiKey, KEY_REVOCATIONS_CHANNEL, revokeApiKey, touchApiKey, type ApiKeyRow, type AuthenticatedKey } from '../db/api-keys.js'
+import {
+  findActiveApiKey, KEY_REVOCATIONS_CHANNEL, revokeApiKey, touchApiKey, type ApiKeyRow,
+  type AuthenticatedKey
+} from '../db/shops/api-keys.js'
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js'
 import { ApiKeyCache, publishRevocation, type PendingKeyCheck } from '../lib/api-key-cache.js'
 import { ApiError } from '../domain/errors.js'
@@ -28,7 +31,7 @@ declare module 'fastify' {
     /** Whether the request's key is still active (a held request re-checking after a wait). */
     apiKeyStillActive: (request: FastifyRequest) => Promise<boolean>
     /**
-     * Revokes a key (db/api-keys.ts: the notice to every instance goes with the
+     * Revokes a key (db/shops/api-keys.ts: the notice to every instance goes with the
      * commit) and answers once this instance has heard that notice, so the others
      * (which hear it at the same moment) have too; with Redis it also replaces the
      * epoch. Once committed, nothing fails it: the revocation stands whether or
@@ -98,7 +101,8 @@ async function authPlugin (fastify: FastifyInstance) {
     if (key.lastUsedAt && Date.now() - key.lastUsedAt.getTime() <= TOUCH_INTERVAL_MS) return
     // Marked first, so concurrent requests of the same cached key do not all write.
     key.lastUsedAt = new Date()
-    await touchApiKey(fastify.db, key.id).catch((err: unknown) => request.log.warn({ err }, 'could not update api key lastUsedAt'))
+    await touchApiKey(fastify.db,
+      key.id).catch((err: unknown) => request.log.warn({ err }, 'could not update api key lastUsedAt'))
   }
 
   async function lookUp (request: FastifyRequest, hash: string) {
@@ -133,7 +137,7 @@ async function authPlugin (fastify: FastifyInstance) {
   })
 
   fastify.decorate('requireApiKey', async function requireApiKey (request: FastifyRequest) {
-    if (!request.apiKey) throw new ApiError(401, 'API_KEY_INVALID', 'The API key is missing, malformed, unknown or revoked.')
+    if (!request.apiKey) throw new ApiError('API_KEY_INVALID')
   })
 
   fastify.decorate('apiKeyStillActive', async function apiKeyStillActive (request: FastifyRequest) {
@@ -161,7 +165,8 @@ async function authPlugin (fastify: FastifyInstance) {
     if (redis) {
       await publishRevocation(redis, config.REDIS_PREFIX).catch((err: unknown) => {
         // Every instance still hears the revocation's notice from Postgres.
-        fastify.log.warn({ err }, 'could not replace the api key revocation epoch in redis (instances hear the notice from postgres)')
+        fastify.log.warn({ err }, 'could not replace the api key revocation epoch in redis (instances hear ' +
+          'the notice from postgres)')
       })
     }
     if (cache.hearsNotices) {

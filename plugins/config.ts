@@ -6,13 +6,17 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import envSchema from 'env-schema'
-import { DEFAULT_DELIVERY_RETRY_SCHEDULE, DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhook-retry.js'
+import {
+  DEFAULT_DELIVERY_RETRY_SCHEDULE, DEFAULT_RETRY_SCHEDULE,
+  RETRY_SCHEDULE_PATTERN
+} from '../domain/webhook-retry.js'
 import { StringEnum } from '../schemas/common.js'
 
 /** host:port, host:port, … (a host may be an [IPv6] address). */
-const SENTINELS_PATTERN = '^\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}\\s*(,\\s*(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}\\s*)*$'
-/** Base64 of exactly 32 bytes (docs/stock.md). */
-const STOCK_KEY_PATTERN = '^[A-Za-z0-9+/]{43}=$'
+const SENTINEL = '(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}'
+const SENTINELS_PATTERN = `^\\s*${SENTINEL}\\s*(,\\s*${SENTINEL}\\s*)*$`
+/** Base64 of exactly 32 bytes (docs/security.md). */
+const VALUES_KEY_PATTERN = '^[A-Za-z0-9+/]{43}=$'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -20,48 +24,193 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
   HOST: Type.String({ pattern: '^\\S+$', default: '127.0.0.1', description: 'an address or host name to listen on' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' })),
-  DATABASE_DIRECT_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL of a session connection (not a transaction pooler)' })),
-  DB_PREPARED_STATEMENTS: StringEnum(['auto', 'on', 'off'] as const, { default: 'auto', description: 'auto, on or off' }),
+  DATABASE_URL: Type.Optional(Type.String({
+    pattern: '^postgres(ql)?://',
+    description: 'a postgres:// or postgresql:// URL'
+  })),
+  DATABASE_DIRECT_URL: Type.Optional(Type.String({
+    pattern: '^postgres(ql)?://',
+    description: 'a postgres:// or postgresql:// URL of a session connection (not a transaction pooler)'
+  })),
+  DB_PREPARED_STATEMENTS: StringEnum(['auto', 'on', 'off'] as const,
+    { default: 'auto', description: 'auto, on or off' }),
   DATA_DIR: Type.String({ pattern: '^\\S', default: './data', description: 'a directory path' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' })),
-  REDIS_SENTINELS: Type.Optional(Type.String({ pattern: SENTINELS_PATTERN, description: 'comma-separated host:port of Redis Sentinels' })),
-  REDIS_SENTINEL_NAME: Type.Optional(Type.String({ pattern: '^\\S+$', description: 'the name the Sentinels monitor the primary under' })),
-  REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'seller-api:', description: '1–64 characters of letters, digits and :_.-' }),
+  REDIS_SENTINELS: Type.Optional(Type.String({
+    pattern: SENTINELS_PATTERN,
+    description: 'comma-separated host:port of Redis Sentinels'
+  })),
+  REDIS_SENTINEL_NAME: Type.Optional(Type.String({
+    pattern: '^\\S+$',
+    description: 'the name the Sentinels monitor the primary under'
+  })),
+  REDIS_PREFIX: Type.String({
+    pattern: '^[A-Za-z0-9:_.-]{1,64}$',
+    default: 'seller-api:',
+    description: '1–64 characters of letters, digits and :_.-'
+  }),
   INTERNAL_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'a token of at least 16 characters' })),
-  STOCK_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: STOCK_KEY_PATTERN, description: 'the base64 of 32 bytes (openssl rand -base64 32)' })),
-  STOCK_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: STOCK_KEY_PATTERN, description: 'the base64 of 32 bytes: the key STOCK_ENCRYPTION_KEY replaced' })),
-  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+[^/\\s]$', description: 'an http:// or https:// URL without a trailing slash' })),
+  VALUES_ENCRYPTION_KEY: Type.Optional(Type.String({
+    pattern: VALUES_KEY_PATTERN,
+    description: 'the base64 of 32 bytes (openssl rand -base64 32)'
+  })),
+  VALUES_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({
+    pattern: VALUES_KEY_PATTERN,
+    description: 'the base64 of 32 bytes: the key VALUES_ENCRYPTION_KEY replaced'
+  })),
+  /** Deprecated names of the two above, from when the key covered stock only (lib/embedded/stock-key.ts). */
+  STOCK_ENCRYPTION_KEY: Type.Optional(Type.String({
+    pattern: VALUES_KEY_PATTERN,
+    description: 'the base64 of 32 bytes (deprecated: set VALUES_ENCRYPTION_KEY instead)'
+  })),
+  STOCK_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({
+    pattern: VALUES_KEY_PATTERN,
+    description: 'the base64 of 32 bytes (deprecated: set VALUES_ENCRYPTION_KEY_PREVIOUS instead)'
+  })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s]+[^/\\s]$',
+    description: 'an http:// or https:// URL without a trailing slash'
+  })),
+  PORTAL_FRAME_ANCESTORS: Type.Optional(Type.String({
+    pattern: '^\\s*https?://[^\\s,/]+\\s*(,\\s*https?://[^\\s,/]+\\s*)*$',
+    description: 'comma-separated origins (https://market.example) that may show the seller portal in a frame'
+  })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 300, description: 'an integer of at least 1' }),
-  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'an integer of at least 1000 (milliseconds)' }),
-  PUBLIC_RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'an integer of at least 1 (requests per client IP per RATE_LIMIT_WINDOW_MS)' }),
-  MEDIA_CACHE_MB: Type.Integer({ minimum: 0, maximum: 4096, default: 64, description: 'an integer from 0 to 4096 (MiB; 0 turns the cache off)' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: 'an integer of at least 1000 (milliseconds)'
+  }),
+  PUBLIC_RATE_LIMIT_MAX: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: 'an integer of at least 1 (requests per client IP per RATE_LIMIT_WINDOW_MS)'
+  }),
+  MEDIA_CACHE_MB: Type.Integer({
+    minimum: 0,
+    maximum: 4096,
+    default: 64,
+    description: 'an integer from 0 to 4096 (MiB; 0 turns the cache off)'
+  }),
   IDEMPOTENCY_TTL_S: Type.Integer({ minimum: 1, default: 86_400, description: 'an integer of at least 1 (seconds)' }),
   TRUST_PROXY: Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], {
     default: false,
-    description: 'true, false, or comma-separated addresses / CIDRs of your load balancers (also loopback, linklocal, uniquelocal)'
+    description: 'true, false, or comma-separated addresses / CIDRs of your load balancers (also loopback, ' +
+      'linklocal, uniquelocal)'
   }),
   LOG_LEVEL: StringEnum(LOG_LEVELS, { default: 'info', description: `one of ${LOG_LEVELS.join(', ')}` }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'an integer from 1 to 200' }),
-  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'an integer from 1 to 65535, other than PORT' })),
+  METRICS_PORT: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    description: 'an integer from 1 to 65535, other than PORT'
+  })),
   METRICS_HOST: Type.Optional(Type.String({ pattern: '^\\S+$', description: 'an address to serve /metrics on' })),
-  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(Type.Integer({ minimum: 0, description: 'an integer of at least 0 (milliseconds; 0 turns the check off)' })),
-  PRESSURE_MAX_HEAP_USED_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' }),
-  PRESSURE_MAX_RSS_MB: Type.Integer({ minimum: 0, default: 0, description: 'an integer of at least 0 (MiB; 0 turns the check off)' }),
-  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'an integer of at least 1000 (milliseconds)' }),
-  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 10_000, description: 'an integer of at least 1000 (milliseconds), at most REQUEST_TIMEOUT_MS' }),
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 72_000, description: 'an integer of at least 1000 (milliseconds)' }),
-  SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 300_000, default: 5000, description: 'an integer from 0 to 300000 (milliseconds; 0 turns the drain off)' }),
-  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'an integer from 1 to 3650 (days)' }),
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(Type.Integer({
+    minimum: 0,
+    description: 'an integer of at least 0 (milliseconds; 0 turns the check off)'
+  })),
+  PRESSURE_MAX_HEAP_USED_MB: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'an integer of at least 0 (MiB; 0 turns the check off)'
+  }),
+  PRESSURE_MAX_RSS_MB: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'an integer of at least 0 (MiB; 0 turns the check off)'
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    default: 30_000,
+    description: 'an integer of at least 1000 (milliseconds)'
+  }),
+  HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    default: 10_000,
+    description: 'an integer of at least 1000 (milliseconds), at most REQUEST_TIMEOUT_MS'
+  }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    default: 72_000,
+    description: 'an integer of at least 1000 (milliseconds)'
+  }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({
+    minimum: 0,
+    maximum: 300_000,
+    default: 5000,
+    description: 'an integer from 0 to 300000 (milliseconds; 0 turns the drain off)'
+  }),
+  EVENT_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description: 'an integer from 1 to 3650 (days)'
+  }),
   WEBHOOK_ALLOW_HTTP: Type.Boolean({ default: false, description: 'true or false (development and tests only)' }),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false, description: 'true or false (development and tests only)' }),
-  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000, description: 'an integer from 100 to 60000 (milliseconds)' }),
-  WEBHOOK_RETRY_SCHEDULE: Type.String({ pattern: RETRY_SCHEDULE_PATTERN, maxLength: 1000, default: DEFAULT_RETRY_SCHEDULE, description: 'comma-separated delays in seconds between attempts, e.g. 5,300,1800' }),
-  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64, description: 'an integer from 1 to 1000' }),
-  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4, description: 'an integer from 1 to 100' }),
-  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 200, description: 'an integer from 10 to 60000 (milliseconds)' }),
-  DELIVERY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000, description: 'an integer from 100 to 60000 (milliseconds)' }),
-  DELIVERY_RETRY_SCHEDULE: Type.String({ pattern: RETRY_SCHEDULE_PATTERN, maxLength: 1000, default: DEFAULT_DELIVERY_RETRY_SCHEDULE, description: 'comma-separated delays in seconds between attempts, e.g. 5,30' })
+  WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'an integer from 100 to 60000 (milliseconds)'
+  }),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({
+    pattern: RETRY_SCHEDULE_PATTERN,
+    maxLength: 1000,
+    default: DEFAULT_RETRY_SCHEDULE,
+    description: 'comma-separated delays in seconds between attempts, e.g. 5,300,1800'
+  }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 64,
+    description: 'an integer from 1 to 1000'
+  }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 4,
+    description: 'an integer from 1 to 100'
+  }),
+  WEBHOOK_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 200,
+    description: 'an integer from 10 to 60000 (milliseconds)'
+  }),
+  DELIVERY_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'an integer from 100 to 60000 (milliseconds)'
+  }),
+  DELIVERY_RETRY_SCHEDULE: Type.String({
+    pattern: RETRY_SCHEDULE_PATTERN,
+    maxLength: 1000,
+    default: DEFAULT_DELIVERY_RETRY_SCHEDULE,
+    description: 'comma-separated delays in seconds between attempts, e.g. 5,30'
+  }),
+  // Claims (docs/claims.md): the shop's time to answer, the buyer's window, how often every instance looks for
+  // due claims.
+  CLAIM_RESPONSE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 31_536_000,
+    default: 172_800,
+    description: 'an integer from 1 to 31536000 (seconds)'
+  }),
+  CLAIM_WINDOW_DAYS: Type.Integer({
+    minimum: 0,
+    maximum: 3650,
+    default: 7,
+    description: 'an integer from 0 to 3650 (days)'
+  }),
+  CLAIM_SWEEP_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 30_000,
+    default: 10_000,
+    description: 'an integer from 10 to 30000 (milliseconds)'
+  })
 })
 
 export type Config = Static<typeof ConfigSchema> & { PUBLIC_BASE_URL: string, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: number }
@@ -76,7 +225,8 @@ const defaultMaxEventLoopDelayMs = (databaseUrl: string | undefined) => database
 type VariableName = keyof typeof ConfigSchema.properties
 
 /** Values that are never echoed back in an error: they may hold passwords. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'STOCK_ENCRYPTION_KEY', 'STOCK_ENCRYPTION_KEY_PREVIOUS'])
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'INTERNAL_TOKEN',
+  'VALUES_ENCRYPTION_KEY', 'VALUES_ENCRYPTION_KEY_PREVIOUS', 'STOCK_ENCRYPTION_KEY', 'STOCK_ENCRYPTION_KEY_PREVIOUS'])
 
 export class ConfigError extends Error {
   constructor (readonly problems: string[]) {
@@ -99,7 +249,8 @@ function problem (name: string, value: unknown, expected?: string): string {
 function trustProxyProblem (value: string): string | null {
   const entries = value.split(',').map((entry) => entry.trim())
   if (entries.some((entry) => /^\d+$/.test(entry))) {
-    return problem('TRUST_PROXY', value, 'true, false, or the addresses / CIDRs of your load balancers (a hop count trusts no proxy in Fastify 5)')
+    return problem('TRUST_PROXY', value, 'true, false, or the addresses / CIDRs of your load balancers (a hop ' +
+      'count trusts no proxy in Fastify 5)')
   }
   try {
     proxyAddr.compile(entries)
@@ -120,7 +271,9 @@ export function defaultPublicBaseUrl (host: string, port: number): string {
  * `DATABASE_URL=` in a shell or compose file means "use the embedded default".
  * Throws a ConfigError with one line per bad variable.
  */
-export function loadConfig (env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+export function loadConfig (
+  env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}
+): Config {
   const data: Record<string, unknown> = {}
   for (const key of Object.keys(ConfigSchema.properties)) {
     const value = env[key]
@@ -147,8 +300,20 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     problems.push(problem('DATABASE_DIRECT_URL', config.DATABASE_DIRECT_URL, 'to be set only with DATABASE_URL'))
   }
   if ((config.REDIS_SENTINELS === undefined) !== (config.REDIS_SENTINEL_NAME === undefined)) {
-    const [name, value] = config.REDIS_SENTINELS === undefined ? ['REDIS_SENTINEL_NAME', config.REDIS_SENTINEL_NAME] : ['REDIS_SENTINELS', config.REDIS_SENTINELS]
+    const [name, value] = config.REDIS_SENTINELS === undefined
+      ? ['REDIS_SENTINEL_NAME',
+          config.REDIS_SENTINEL_NAME]
+      : ['REDIS_SENTINELS', config.REDIS_SENTINELS]
     problems.push(problem(name, value, 'REDIS_SENTINELS and REDIS_SENTINEL_NAME to be set together'))
+  }
+  for (
+    const [name, deprecated] of [['VALUES_ENCRYPTION_KEY', 'STOCK_ENCRYPTION_KEY'],
+      ['VALUES_ENCRYPTION_KEY_PREVIOUS', 'STOCK_ENCRYPTION_KEY_PREVIOUS']] as const
+  ) {
+    if (config[name] !== undefined && config[deprecated] !== undefined && config[name] !== config[deprecated]) {
+      problems.push(problem(deprecated, config[deprecated], `to be unset, or equal to ${name} (its new name), ` +
+        'which is set to another key'))
+    }
   }
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
     problems.push(problem('METRICS_PORT', config.METRICS_PORT))
@@ -161,7 +326,8 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   return {
     ...config,
     PUBLIC_BASE_URL: config.PUBLIC_BASE_URL ?? defaultPublicBaseUrl(config.HOST, config.PORT),
-    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: config.PRESSURE_MAX_EVENT_LOOP_DELAY_MS ?? defaultMaxEventLoopDelayMs(config.DATABASE_URL)
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS:
+      config.PRESSURE_MAX_EVENT_LOOP_DELAY_MS ?? defaultMaxEventLoopDelayMs(config.DATABASE_URL)
   }
 }
 

@@ -3,11 +3,11 @@
 // (LISTEN, ping, pool figures, its kind); and `fastify.dbHealth.state`, the
 // server's breaker (`closed` on PGlite). Opens Postgres or the embedded PGlite,
 // applies migrations, and closes the connection when the app closes. A request
-// that finds Postgres unreachable opens its breaker (db/client.ts): from then on
+// that finds Postgres unreachable opens its breaker (db/core/client.ts): from then on
 // requests get 503 at once until a background probe finds it back.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { openDatabase, type DbConnection, type Db } from '../db/client.js'
+import { openDatabase, type DbConnection, type Db } from '../db/core/client.js'
 import { DependencyUnavailableError, type BreakerState } from '../domain/circuit-breaker.js'
 import { isUnavailable } from './errors.js'
 

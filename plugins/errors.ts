@@ -5,22 +5,23 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ApiError, type ErrorDetail } from '../domain/errors.js'
+import { ApiError, tooLarge, validationError, type ErrorDetail } from '../domain/errors.js'
 import { StockKeyError } from '../domain/stock-cipher.js'
+import { byCode, stringCode } from '../lib/error-shape.js'
 
-/** Fastify's own error codes that are the client's fault, mapped to our codes. */
-const clientErrors: Record<string, { status: number, code: string, message: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is empty.' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'VALIDATION_ERROR', message: 'The request body is too large.' },
-  FST_REQ_FILE_TOO_LARGE: { status: 413, code: 'VALIDATION_ERROR', message: 'The file is larger than 10 MB.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, code: 'VALIDATION_ERROR', message: 'Unsupported Content-Type: send application/json.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body.' },
-  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: 'VALIDATION_ERROR', message: 'The request is not multipart/form-data.' },
-  FST_PARTS_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Too many parts in the upload.' },
-  FST_FILES_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Send exactly one file, in the part named `file`.' },
-  FST_FIELDS_LIMIT: { status: 400, code: 'VALIDATION_ERROR', message: 'Too many fields in the upload.' },
-  FST_PROTO_VIOLATION: { status: 400, code: 'VALIDATION_ERROR', message: 'The request body is not valid JSON.' }
+/** Fastify's own error codes that are the client's fault, as the errors we answer them with. */
+const clientErrors: Record<string, ApiError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: validationError('The request body is not valid JSON.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: validationError('The request body is empty.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: tooLarge('The request body is too large.'),
+  FST_REQ_FILE_TOO_LARGE: tooLarge('The file is larger than 10 MB.'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: validationError('Unsupported Content-Type: send application/json.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: validationError('Content-Length does not match the body.'),
+  FST_INVALID_MULTIPART_CONTENT_TYPE: validationError('The request is not multipart/form-data.'),
+  FST_PARTS_LIMIT: validationError('Too many parts in the upload.'),
+  FST_FILES_LIMIT: validationError('Send exactly one file, in the part named `file`.'),
+  FST_FIELDS_LIMIT: validationError('Too many fields in the upload.'),
+  FST_PROTO_VIOLATION: validationError('The request body is not valid JSON.')
 }
 
 /** Postgres errors that mean "the database is unavailable", not "the code is wrong". */
@@ -32,10 +33,16 @@ const unavailableErrnos = new Set([
   'DEPENDENCY_UNAVAILABLE'
 ])
 
+/** Causes looked through at most: a chain can be cyclic. */
+const MAX_CAUSES = 10
+
 /** Whether `err` (or an error it wraps) says a dependency could not be reached. */
 export function isUnavailable (err: unknown): boolean {
-  for (let e = err as { code?: string, cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.code === 'string' && (unavailableSqlStates.has(e.code) || unavailableErrnos.has(e.code))) return true
+  let e = err
+  for (let depth = 0; depth < MAX_CAUSES && typeof e === 'object' && e !== null; depth++) {
+    const code = stringCode(e)
+    if (code !== undefined && (unavailableSqlStates.has(code) || unavailableErrnos.has(code))) return true
+    e = (e as { cause?: unknown }).cause
   }
   return false
 }
@@ -56,45 +63,49 @@ function validationDetails (err: FastifyError): ErrorDetail[] {
   })
 }
 
+/** The 400 the API answers for the schema problems `validation` found in `where` (body, querystring…). */
+export function invalidRequest (validation: FastifyError['validation'], where = 'body'): ApiError {
+  const details = validationDetails({ validation, validationContext: where } as FastifyError)
+  return validationError(`Invalid request: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}.`, details)
+}
+
 export function errorBody (code: string, message: string, details?: ErrorDetail[]) {
   return { success: false as const, error: details ? { code, message, details } : { code, message } }
 }
+
+const send = (reply: FastifyReply, err: ApiError) =>
+  reply.code(err.statusCode).send(errorBody(err.code, err.message, err.details))
 
 async function errorsPlugin (fastify: FastifyInstance) {
   fastify.setErrorHandler(function handleError (err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     if (err instanceof ApiError) {
       // Every 503 says when to come back (docs/reliability.md).
       if (err.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
-      return reply.code(err.statusCode).send(errorBody(err.code, err.message, err.details))
+      return send(reply, err)
     }
     // Stock values the configured keys cannot read (docs/stock.md): the operator's to fix, said plainly.
     if (err instanceof StockKeyError) {
       request.log.error({ err: { message: err.message } }, 'stock values unreadable')
-      return reply.code(503).send(errorBody('SERVICE_UNAVAILABLE', err.message))
+      return send(reply, new ApiError('SERVICE_UNAVAILABLE', err.message))
     }
     if (err.validation) {
       // A path id that is not even a well-formed id names nothing that exists.
-      if (err.validationContext === 'params') {
-        return reply.code(404).send(errorBody('ORDER_NOT_FOUND', 'Not found.'))
-      }
-      const details = validationDetails(err)
-      return reply.code(400).send(errorBody('VALIDATION_ERROR', `Invalid request: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}.`, details))
+      if (err.validationContext === 'params') return send(reply, new ApiError('ORDER_NOT_FOUND', 'Not found.'))
+      return send(reply, invalidRequest(err.validation, err.validationContext))
     }
-    if (err.statusCode === 429) {
-      return reply.code(429).send(errorBody('RATE_LIMIT', err.message))
-    }
-    const known = err.code ? clientErrors[err.code] : undefined
-    if (known) return reply.code(known.status).send(errorBody(known.code, known.message))
+    if (err.statusCode === 429) return send(reply, new ApiError('RATE_LIMIT', err.message))
+    const known = byCode(clientErrors, err)
+    if (known) return send(reply, known)
     if (isUnavailable(err)) {
       // The dependency's breaker logs the outage once; a line per request would flood the log.
       request.log.debug({ err }, 'dependency unavailable')
-      return reply.code(503).header('retry-after', '1').send(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.'))
+      return send(reply.header('retry-after', '1'), new ApiError('SERVICE_UNAVAILABLE'))
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(err.statusCode).send(errorBody('VALIDATION_ERROR', err.message))
+      return send(reply, new ApiError('VALIDATION_ERROR', err.message, undefined, err.statusCode))
     }
     request.log.error({ err }, 'unhandled error')
-    return reply.code(500).send(errorBody('INTERNAL_ERROR', 'An unexpected error occurred.'))
+    return send(reply, new ApiError('INTERNAL_ERROR'))
   })
 
   fastify.setNotFoundHandler(handleNotFound)
@@ -107,7 +118,7 @@ async function errorsPlugin (fastify: FastifyInstance) {
     if (!closing) return
     // Another instance answers at once: the client reconnects through the balancer.
     reply.header('connection', 'close').header('x-request-id', request.id).header('retry-after', '1')
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'This instance is shutting down; retry shortly.')
+    throw new ApiError('SERVICE_UNAVAILABLE', 'This instance is shutting down; retry shortly.')
   })
 }
 
@@ -117,8 +128,8 @@ async function errorsPlugin (fastify: FastifyInstance) {
  */
 export function handleFrameworkError (err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', request.id)
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send(errorBody('NOT_FOUND', 'Not found.'))
-  return reply.code(400).send(errorBody('VALIDATION_ERROR', 'The URL is malformed.'))
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return send(reply, new ApiError('NOT_FOUND'))
+  return send(reply, validationError('The URL is malformed.'))
 }
 
 /** Node's own refusals, before Fastify sees a request: status and message by error code. */
@@ -136,7 +147,10 @@ const nodeClientErrors: Record<string, { status: number, message: string }> = {
  */
 export function handleClientError (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const { status, message } = nodeClientErrors[err.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP.' }
+  const { status, message } = byCode(nodeClientErrors, err) ?? {
+    status: 400,
+    message: 'The request is not valid HTTP.'
+  }
   this.log.debug({ code: err.code, status }, 'client error')
   // A response already under way (an upload streaming to its handler) cannot get a second one.
   const response = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage
@@ -149,7 +163,8 @@ export function handleClientError (this: FastifyInstance, err: NodeJS.ErrnoExcep
 }
 
 export function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
-  return reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}.`))
+  return send(reply, new ApiError('NOT_FOUND', `No route ${request.method} ` +
+    `${request.url.split('?')[0].slice(0, 200)}.`))
 }
 
 export default fp(errorsPlugin, { name: 'errors' })

@@ -3,7 +3,7 @@
 // concurrently). A failed run is logged and retried at the next one.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { pruneEvents } from '../db/events.js'
+import { pruneEvents } from '../db/events/store.js'
 
 const CLEANUP_INTERVAL_MS = 60 * 60_000
 

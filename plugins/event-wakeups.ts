@@ -1,6 +1,6 @@
 // Wake-ups for held long polls of the events feed, as `fastify.eventWakeups`.
 // One LISTEN per instance (its own connection, not the pool's) hears the NOTIFY
-// that follows the commit of every event (db/events.ts), whichever instance
+// that follows the commit of every event (db/events/store.ts), whichever instance
 // wrote it, and wakes only the held requests of that shop. A wake-up is a hint:
 // the woken requests re-read the feed. When several requests of the shop are
 // parked, the registry reads once for all of them, after the hint arrived, from
@@ -13,8 +13,8 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
-import { KEY_REVOCATIONS_CHANNEL } from '../db/api-keys.js'
-import { EVENTS_CHANNEL, readFeed, type FeedRead } from '../db/events.js'
+import { KEY_REVOCATIONS_CHANNEL } from '../db/shops/api-keys.js'
+import { EVENTS_CHANNEL, readFeed, type FeedRead } from '../db/events/store.js'
 import { eventTypes } from '../domain/event-types.js'
 
 declare module 'fastify' {
@@ -29,7 +29,7 @@ export interface WaitPosition { after: number, limit: number }
 /**
  * What ended a wait: `null` (time is up, or the watch was closed), `'woken'` (an
  * event came: read the feed), or a read of every kind of event made for several
- * requests after the event came (serve the page from it, db/events.ts `pageOf`).
+ * requests after the event came (serve the page from it, db/events/store.ts `pageOf`).
  */
 export type Wakeup = null | 'woken' | FeedRead
 
@@ -110,7 +110,8 @@ export class WakeupRegistry {
   private readonly byShop = new Map<string, Set<Waiter>>()
   private shuttingDown = false
 
-  constructor (private readonly readShared: SharedRead, private readonly counters: SharedReadCounters = { read: () => {} }) {}
+  constructor (private readonly readShared: SharedRead,
+    private readonly counters: SharedReadCounters = { read: () => {} }) {}
 
   /** Starts watching `shopId`; call before reading the feed, so nothing committed after the read is missed. */
   watch (shopId: string): EventWatch {
@@ -208,11 +209,13 @@ async function eventWakeupsPlugin (fastify: FastifyInstance) {
     listening = true
   })
   // A revocation wakes the shop's held requests too: each re-checks its key and a revoked one gets 401.
-  const unlistenRevocations = await fastify.dbConnection.listen(KEY_REVOCATIONS_CHANNEL, (shopId) => registry.wake(shopId), () => {})
+  const unlistenRevocations = await fastify.dbConnection.listen(KEY_REVOCATIONS_CHANNEL,
+    (shopId) => registry.wake(shopId), () => {})
   fastify.decorate('eventWakeups', registry)
   fastify.addHook('preClose', async () => { registry.closeAll() })
   fastify.addHook('onClose', async () => {
-    await Promise.all([unlisten(), unlistenRevocations()]).catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the event listener'))
+    await Promise.all([unlisten(), unlistenRevocations()]).catch((err: unknown) => fastify.log.warn({ err },
+      'could not stop the event listener'))
   })
 }
 

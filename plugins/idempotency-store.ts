@@ -15,11 +15,12 @@ import { and, eq, isNull, lt } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ReplyError, type Redis } from 'ioredis'
-import type { Db } from '../db/client.js'
+import type { Db } from '../db/core/client.js'
 import { idempotencyRecords } from '../db/schema.js'
 import type { CircuitBreaker } from '../domain/circuit-breaker.js'
 
-export interface StoredResponse { statusCode: number, headers: Record<string, string>, body: string }
+import { openResponseBody, sealResponse, type StoredResponse } from '../domain/sealed-responses.js'
+import type { StockCipher } from '../domain/stock-cipher.js'
 
 export interface IdempotencyRecord {
   fingerprint: string
@@ -64,9 +65,15 @@ export class NotReplicatedError extends Error {
   }
 }
 
-export function redisIdempotencyStore (redis: Redis, prefix: string, breaker: CircuitBreaker, options: { waitForReplica?: boolean } = {}): IdempotencyStore {
+export function redisIdempotencyStore (
+  redis: Redis, prefix: string, breaker: CircuitBreaker, options: { waitForReplica?: boolean } = {}
+): IdempotencyStore {
   const call = <T>(operation: () => Promise<T>) => breaker.call(operation, isRedisOutage)
-  const claimValue = (claim: Claim) => JSON.stringify({ fingerprint: claim.fingerprint, response: null, token: claim.token })
+  const claimValue = (claim: Claim) => JSON.stringify({
+    fingerprint: claim.fingerprint,
+    response: null,
+    token: claim.token
+  })
   // A primary without replicas (the one just promoted, until the old one comes
   // back as its replica) has nobody to lose a write to: nothing to wait for.
   let replicasCheckedAt = 0
@@ -112,6 +119,42 @@ export function redisIdempotencyStore (redis: Redis, prefix: string, breaker: Ci
   }
 }
 
+/** After REDIS_PREFIX, the prefix of the idempotency records' keys. */
+export const IDEMPOTENCY_REDIS_PREFIX = 'idem:'
+
+/** Replaces a record only while it is still the one read, keeping its expiry. */
+const replaceScript =
+  'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("SET", KEYS[1], ARGV[2], "KEEPTTL") end return false'
+
+/**
+ * The finished records under `prefix` (this deployment's `idem:` keys) sealed
+ * again under the current key (`values:reencrypt`, docs/security.md): SCAN,
+ * and each record not yet under it replaced only if unchanged meanwhile, its
+ * expiry kept. Returns how many were sealed, and how many changed meanwhile.
+ */
+export async function resealRedisRecords (
+  redis: Redis, prefix: string, cipher: StockCipher, onProgress?: (done: number) => void
+): Promise<{ done: number, remaining: number }> {
+  let done = 0
+  let remaining = 0
+  for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 500 })) {
+    for (const key of keys as string[]) {
+      const text = await redis.get(key)
+      const record = text === null ? null : JSON.parse(text) as IdempotencyRecord
+      if (record?.response == null || record.response.keyId === cipher.keyId) continue
+      const storeKey = key.slice(prefix.length)
+      const { keyId: _old, ...response } = record.response
+      const sealed = sealResponse(cipher, storeKey,
+        { ...response, body: openResponseBody(cipher, storeKey, record.response) })
+      if (await redis.eval(replaceScript, 1, key, text!,
+        JSON.stringify({ ...record, response: sealed })) === 'OK') done++
+      else remaining++
+    }
+    onProgress?.(done)
+  }
+  return { done, remaining }
+}
+
 export function databaseIdempotencyStore (db: Db): IdempotencyStore {
   const t = idempotencyRecords
   return {
@@ -127,12 +170,18 @@ export function databaseIdempotencyStore (db: Db): IdempotencyStore {
         })
         .returning({ key: t.key })
       if (claimed.length > 0) return null
-      const [existing] = await db.select({ fingerprint: t.fingerprint, response: t.response }).from(t).where(eq(t.key, key))
+      const [existing] = await db.select({ fingerprint: t.fingerprint, response: t.response }).from(t).where(eq(t.key,
+        key))
       return existing ?? { fingerprint, response: null }
     },
     async complete (key, record, ttlMs) {
       await db.update(t)
-        .set({ fingerprint: record.fingerprint, response: record.response, claimToken: null, expiresAt: Date.now() + ttlMs })
+        .set({
+          fingerprint: record.fingerprint,
+          response: record.response,
+          claimToken: null,
+          expiresAt: Date.now() + ttlMs
+        })
         .where(eq(t.key, key))
     },
     async release (key, { token }) {
@@ -146,8 +195,10 @@ const SWEEP_INTERVAL_MS = 10 * 60_000
 
 async function idempotencyStorePlugin (fastify: FastifyInstance) {
   if (fastify.redis && fastify.redisHealth) {
-    fastify.decorate('idempotencyStore', redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}idem:`, fastify.redisHealth,
-      { waitForReplica: fastify.config.REDIS_SENTINELS !== undefined }))
+    fastify.decorate('idempotencyStore',
+      redisIdempotencyStore(fastify.redis, `${fastify.config.REDIS_PREFIX}${IDEMPOTENCY_REDIS_PREFIX}`,
+        fastify.redisHealth,
+        { waitForReplica: fastify.config.REDIS_SENTINELS !== undefined }))
     return
   }
   fastify.decorate('idempotencyStore', databaseIdempotencyStore(fastify.db))

@@ -13,6 +13,10 @@
 // here as abandoned and released as soon as the store answers again: at once
 // when Redis' breaker closes, before claiming that key again on this instance,
 // and every second until done.
+//
+// The stored body is sealed under the values key (docs/security.md): the
+// response of a deliver, a take or a cancel carries the order's delivered
+// values, and neither Redis nor the database keeps them in clear.
 import { createHash, randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
@@ -20,6 +24,7 @@ import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
 import { DependencyUnavailableError } from '../domain/circuit-breaker.js'
 import { ApiError } from '../domain/errors.js'
+import { openResponseBody, sealResponse } from '../domain/sealed-responses.js'
 import type { Claim } from './idempotency-store.js'
 
 declare module 'fastify' {
@@ -37,7 +42,8 @@ export const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
   pattern: '^[\\x20-\\x7E]+$',
-  description: 'Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again.'
+  description: 'Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has ' +
+    'no second effect and gets the first response again.'
 })
 
 /** How long a claim lives if the instance running the request dies. */
@@ -50,7 +56,8 @@ const RELEASE_RETRY_MS = 1000
 function canonicalJson (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+    const record = value as Record<string, unknown>
+    const entries = Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`)
     return `{${entries.join(',')}}`
   }
   return JSON.stringify(value ?? null)
@@ -63,14 +70,23 @@ function fingerprint (request: FastifyRequest): string {
 }
 
 /** Outcomes worth replaying: the handler's 2xx and 4xx, except auth and rate-limit refusals. */
-const storable = (statusCode: number) => statusCode >= 200 && statusCode < 500 && statusCode !== 401 && statusCode !== 429
+const storable = (statusCode: number) =>
+  statusCode >= 200 && statusCode < 500 && statusCode !== 401 && statusCode !== 429
 
-async function idempotencyPlugin (fastify: FastifyInstance) {
+export interface IdempotencyOptions {
+  /** Keys are scoped to the operator token (the operator API) instead of the key's shop. */
+  operatorScope?: boolean
+}
+
+const OUTCOMES_METRIC = 'idempotency_outcomes_total'
+
+async function idempotencyPlugin (fastify: FastifyInstance, options: IdempotencyOptions = {}) {
   const store = fastify.idempotencyStore
   const ttlMs = fastify.config.IDEMPOTENCY_TTL_S * 1000
   fastify.decorateRequest('idempotencyClaim', null)
-  const outcomes = new Counter({
-    name: 'idempotency_outcomes_total',
+  // Registered by the seller API and the operator API: one counter for both.
+  const outcomes = (fastify.metrics.getSingleMetric(OUTCOMES_METRIC) as Counter<'outcome'> | undefined) ?? new Counter({
+    name: OUTCOMES_METRIC,
     help: 'Requests with an Idempotency-Key that did not run: replayed, key_reused (422) or in_progress (409).',
     labelNames: ['outcome'] as const,
     registers: [fastify.metrics]
@@ -115,12 +131,14 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
     fastify.redisHealth?.off('close', onRedisBack)
   })
 
-  const storeUnavailable = () => new ApiError(503, 'SERVICE_UNAVAILABLE', 'Requests with an Idempotency-Key cannot be served right now; retry shortly.')
+  const storeUnavailable = () => new ApiError('SERVICE_UNAVAILABLE', 'Requests with an Idempotency-Key cannot ' +
+    'be served right now; retry shortly.')
 
   async function claimIdempotencyKey (request: FastifyRequest, reply: FastifyReply) {
     const key = request.headers['idempotency-key']
-    if (typeof key !== 'string' || !request.apiKey) return
-    const storeKey = `${request.apiKey.shopId}:${key}`
+    const scope = options.operatorScope === true ? 'operator' : request.apiKey?.shopId
+    if (typeof key !== 'string' || scope === undefined) return
+    const storeKey = `${scope}:${key}`
     const claim: Claim = { fingerprint: fingerprint(request), token: randomUUID() }
     let existing
     try {
@@ -140,14 +158,15 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
     }
     if (existing.fingerprint !== claim.fingerprint) {
       outcomes.inc({ outcome: 'key_reused' })
-      throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request.')
+      throw new ApiError('IDEMPOTENCY_KEY_REUSED')
     }
     if (existing.response === null) {
       outcomes.inc({ outcome: 'in_progress' })
-      throw new ApiError(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.')
+      throw new ApiError('IDEMPOTENCY_IN_PROGRESS')
     }
     outcomes.inc({ outcome: 'replayed' })
-    const { statusCode, headers, body } = existing.response
+    const { statusCode, headers } = existing.response
+    const body = openResponseBody(fastify.stockCipher, storeKey, existing.response)
     return reply.code(statusCode).headers(headers).header('idempotency-replayed', 'true').send(body)
   }
 
@@ -164,7 +183,11 @@ async function idempotencyPlugin (fastify: FastifyInstance) {
       const contentType = reply.getHeader('content-type')
       await store.complete(key, {
         fingerprint: held.fingerprint,
-        response: { statusCode: reply.statusCode, headers: contentType ? { 'content-type': String(contentType) } : {}, body: payload }
+        response: sealResponse(fastify.stockCipher, key, {
+          statusCode: reply.statusCode,
+          headers: contentType ? { 'content-type': String(contentType) } : {},
+          body: payload
+        })
       }, ttlMs)
     } catch (err) {
       // The claim stays until its lock expires: releasing it would let a retry run a request that did run.
@@ -191,4 +214,5 @@ function toArray<T> (value: T | T[] | undefined): T[] {
   return Array.isArray(value) ? value : [value]
 }
 
-export default fp(idempotencyPlugin, { name: 'idempotency', dependencies: ['idempotency-store', 'auth', 'metrics'] })
+export default fp(idempotencyPlugin,
+  { name: 'idempotency', dependencies: ['idempotency-store', 'auth', 'metrics', 'stock-cipher'] })

@@ -55,12 +55,13 @@ async function jsonBodyPlugin (fastify: FastifyInstance) {
     try {
       parsed = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
     } catch {
-      return done(new ApiError(400, 'VALIDATION_ERROR', 'The request body is not valid JSON.'), undefined)
+      return done(new ApiError('VALIDATION_ERROR', 'The request body is not valid JSON.'), undefined)
     }
     const problem = findProblem(parsed)
     if (problem) {
       const path = problem.path ? `body.${problem.path}` : 'body'
-      return done(new ApiError(400, 'VALIDATION_ERROR', `Invalid request: ${path} ${problem.message}.`, [{ path, message: problem.message }]), undefined)
+      return done(new ApiError('VALIDATION_ERROR', `Invalid request: ${path} ` +
+        `${problem.message}.`, [{ path, message: problem.message }]), undefined)
     }
     done(null, parsed)
   })

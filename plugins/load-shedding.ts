@@ -38,16 +38,23 @@ async function loadSheddingPlugin (fastify: FastifyInstance) {
     async pressureHandler (request: FastifyRequest, reply: FastifyReply) {
       if (request.routeOptions.config.shedUnderPressure === false) return
       reply.header('retry-after', String(RETRY_AFTER_S))
-      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'This instance is overloaded; retry shortly.')
+      throw new ApiError('SERVICE_UNAVAILABLE', 'This instance is overloaded; retry shortly.')
     }
   })
 
   fastify.decorate('pressure', function pressure (): string | null {
     const { eventLoopDelay, heapUsed, rssBytes } = fastify.memoryUsage()
     const over: string[] = []
-    if (maxEventLoopDelay > 0 && eventLoopDelay > maxEventLoopDelay) over.push(`event loop delay ${Math.round(eventLoopDelay)} ms over ${maxEventLoopDelay} ms`)
-    if (maxHeapUsedBytes > 0 && heapUsed > maxHeapUsedBytes) over.push(`heap ${Math.round(heapUsed / MIB)} MiB over ${config.PRESSURE_MAX_HEAP_USED_MB} MiB`)
-    if (maxRssBytes > 0 && rssBytes > maxRssBytes) over.push(`RSS ${Math.round(rssBytes / MIB)} MiB over ${config.PRESSURE_MAX_RSS_MB} MiB`)
+    if (maxEventLoopDelay > 0 && eventLoopDelay > maxEventLoopDelay) {
+      over.push('event loop delay ' +
+      `${Math.round(eventLoopDelay)} ms over ${maxEventLoopDelay} ms`)
+    }
+    if (maxHeapUsedBytes > 0 && heapUsed > maxHeapUsedBytes) {
+      over.push(`heap ${Math.round(heapUsed / MIB)} MiB over ${config.PRESSURE_MAX_HEAP_USED_MB} MiB`)
+    }
+    if (maxRssBytes > 0 && rssBytes > maxRssBytes) {
+      over.push(`RSS ${Math.round(rssBytes / MIB)} MiB over ${config.PRESSURE_MAX_RSS_MB} MiB`)
+    }
     return over.length > 0 ? over.join(', ') : null
   })
 

@@ -59,7 +59,8 @@ function dependencyMetrics (fastify: FastifyInstance, registry: Registry) {
   if (poolStats) {
     new Gauge({ // eslint-disable-line no-new
       name: 'db_pool_connections',
-      help: 'Postgres pool of this instance: connections in use, queries waiting for one, and the maximum (DB_POOL_MAX).',
+      help: 'Postgres pool of this instance: connections in use, queries waiting for one, and the maximum ' +
+        '(DB_POOL_MAX).',
       labelNames: ['state'] as const,
       registers: [registry],
       collect () {
@@ -70,16 +71,21 @@ function dependencyMetrics (fastify: FastifyInstance, registry: Registry) {
       }
     })
   }
-  const breakers: Array<[string, { readonly state: BreakerState } | null]> = [['database', fastify.dbHealth], ['redis', fastify.redisHealth]]
+  const breakers: Array<[string, { readonly state: BreakerState } | null]> = [['database', fastify.dbHealth],
+    ['redis', fastify.redisHealth]]
   new Gauge({ // eslint-disable-line no-new
     name: 'dependency_breaker_state',
-    help: 'Circuit breaker in front of each dependency: 1 for the current state (closed: in use; open: skipped; half-open: being probed).',
+    help: 'Circuit breaker in front of each dependency: 1 for the current state (closed: in use; open: ' +
+      'skipped; half-open: being probed).',
     labelNames: ['dependency', 'state'] as const,
     registers: [registry],
     collect () {
       for (const [dependency, breaker] of breakers) {
         if (!breaker) continue
-        for (const state of ['closed', 'open', 'half-open'] as const) this.set({ dependency, state }, breaker.state === state ? 1 : 0)
+        for (const state of ['closed', 'open', 'half-open'] as const) {
+          this.set({ dependency, state },
+            breaker.state === state ? 1 : 0)
+        }
       }
     }
   })

@@ -44,13 +44,16 @@ export class ExhaustedIps {
   }
 }
 
-/** An onSend hook adding the IETF draft pair (RateLimit-Policy, RateLimit) next to the trio @fastify/rate-limit sets. */
+/**
+ * An onSend hook adding the IETF draft pair (RateLimit-Policy, RateLimit) next to the trio @fastify/rate-limit sets.
+ */
 export function draftRateLimitHeaders (windowSeconds: number) {
   return async function draftRateLimitHeaders (_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const limit = reply.getHeader('ratelimit-limit')
     if (limit !== undefined) {
       reply.header('ratelimit-policy', `"default";q=${limit};w=${windowSeconds}`)
-      reply.header('ratelimit', `"default";r=${reply.getHeader('ratelimit-remaining')};t=${reply.getHeader('ratelimit-reset')}`)
+      reply.header('ratelimit',
+        `"default";r=${reply.getHeader('ratelimit-remaining')};t=${reply.getHeader('ratelimit-reset')}`)
     }
     return payload
   }
@@ -68,11 +71,16 @@ async function rateLimitPlugin (fastify: FastifyInstance) {
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     enableDraftSpec: true,
     keyGenerator: rateLimitKey,
-    ...(redis && redisHealth ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) } : {}),
+    ...(redis && redisHealth
+      ? {
+          store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX,
+            fastify.apiKeyCache)
+        }
+      : {}),
     skipOnError: true,
     errorResponseBuilder (request, context) {
       if (!request.apiKey) exhaustedIps.add(request.ip, Date.now() + context.ttl)
-      return new ApiError(429, 'RATE_LIMIT', `Rate limit exceeded; retry in ${context.after}.`)
+      return new ApiError('RATE_LIMIT', `Rate limit exceeded; retry in ${context.after}.`)
     }
   })
 

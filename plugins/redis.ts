@@ -44,7 +44,9 @@ export function parseSentinels (list: string): Array<{ host: string, port: numbe
  * (optional) still gives the credentials, the database number and, as rediss://,
  * TLS to the primary and the Sentinels.
  */
-export function createRedisClient (config: Pick<Config, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME'>, options: RedisOptions): Redis | null {
+export function createRedisClient (
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME'>, options: RedisOptions
+): Redis | null {
   const url = config.REDIS_URL
   if (!config.REDIS_SENTINELS || !config.REDIS_SENTINEL_NAME) return url ? new Redis(url, options) : null
   const tls = url?.startsWith('rediss://') ?? false
@@ -83,7 +85,8 @@ async function redisPlugin (fastify: FastifyInstance) {
   const health = new CircuitBreaker({ name: 'redis', probeIntervalMs: PROBE_INTERVAL_MS, probe: () => redis.ping() })
   // The breaker reports outages; the client's own connection errors would repeat them.
   redis.on('error', (err) => { fastify.log.debug({ err }, 'redis connection error') })
-  health.on('open', (err) => fastify.log.warn({ err }, 'redis unavailable: skipped (rate limits in memory, idempotent requests 503) until it answers again'))
+  health.on('open', (err) => fastify.log.warn({ err }, 'redis unavailable: skipped (rate limits in memory, ' +
+    'idempotent requests 503) until it answers again'))
   health.on('close', (downMs) => fastify.log.info({ downMs }, 'redis available again'))
   try {
     await redis.connect()

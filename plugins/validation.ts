@@ -32,19 +32,42 @@ function createAjv (options: Options): Ajv {
   ajv.addFormat('date-time', { type: 'string', validate: (text: string) => parseDateTime(text) !== null })
   const validateDecimals: SchemaValidateFunction = function (places: number, value: number) {
     if (decimalPlaces(value) <= places) return true
-    validateDecimals.errors = [{ keyword: 'x-decimals', message: `must have at most ${places} decimal places`, params: { places } }]
+    validateDecimals.errors = [{
+      keyword: 'x-decimals',
+      message: `must have at most ${places} decimal ` +
+      'places',
+      params: { places }
+    }]
     return false
   }
-  ajv.addKeyword({ keyword: 'x-decimals', type: 'number', schemaType: 'number', errors: true, validate: validateDecimals })
+  ajv.addKeyword({
+    keyword: 'x-decimals',
+    type: 'number',
+    schemaType: 'number',
+    errors: true,
+    validate: validateDecimals
+  })
   // `x-trimmed-length: [min, max]`: the length once surrounding whitespace is trimmed, in code points
   // (a title, a message); the OpenAPI document states it as a pattern (lib/openapi-document.ts).
   const validateTrimmedLength: SchemaValidateFunction = function (bounds: [number, number], text: string) {
     const length = [...text.trim()].length
     if (length >= bounds[0] && length <= bounds[1]) return true
-    validateTrimmedLength.errors = [{ keyword: 'x-trimmed-length', message: `must be ${bounds[0]}–${bounds[1]} characters after trimming surrounding whitespace`, params: { min: bounds[0], max: bounds[1] } }]
+    validateTrimmedLength.errors = [{
+      keyword: 'x-trimmed-length',
+      message: 'must be ' +
+      `${bounds[0]}–${bounds[1]} characters after trimming surrounding ` +
+      'whitespace',
+      params: { min: bounds[0], max: bounds[1] }
+    }]
     return false
   }
-  ajv.addKeyword({ keyword: 'x-trimmed-length', type: 'string', schemaType: 'array', errors: true, validate: validateTrimmedLength })
+  ajv.addKeyword({
+    keyword: 'x-trimmed-length',
+    type: 'string',
+    schemaType: 'array',
+    errors: true,
+    validate: validateTrimmedLength
+  })
   // Names a schema's OpenAPI component (lib/openapi-document.ts); no rule to check.
   ajv.addKeyword({ keyword: 'x-component', schemaType: 'string' })
   return ajv
@@ -72,10 +95,30 @@ function withFiniteNumbers (validate: ValidateFunction): ValidateFunction {
     const path = valid ? nonFinitePath(data) : null
     checked.errors = path === null
       ? validate.errors
-      : [{ instancePath: path, schemaPath: '#/type', keyword: 'type', params: {}, message: 'must be a finite number' } satisfies ErrorObject]
+      : [{
+        instancePath: path,
+        schemaPath: '#/type',
+        keyword: 'type',
+        params: {},
+        message: 'must be a finite number'
+      } satisfies ErrorObject]
     return valid && path === null
   } as ValidateFunction
   return checked
+}
+
+const sharedBodyAjv = { ajv: undefined as Ajv | undefined, compiled: new WeakMap<object, ValidateFunction>() }
+
+/**
+ * The validator of a JSON body schema, built as the routes' own are: for input
+ * that reaches the API's rules by another way than a JSON body (the seller
+ * portal's forms), checked against the same schema with the same messages.
+ */
+export function bodyValidator (schema: object): ValidateFunction {
+  sharedBodyAjv.ajv ??= createAjv({ coerceTypes: false })
+  let validate = sharedBodyAjv.compiled.get(schema)
+  if (!validate) sharedBodyAjv.compiled.set(schema, validate = sharedBodyAjv.ajv.compile(schema))
+  return validate
 }
 
 async function validationPlugin (fastify: FastifyInstance) {

@@ -1,20 +1,20 @@
 // The webhook worker of this instance (webhooks/worker.ts), as
 // `fastify.webhookWorker`: started when the app is ready, stopped when it closes
 // (before the database, which this plugin depends on, is closed). Every
-// committed event's NOTIFY (db/events.ts) wakes it, so new deliveries go out at
+// committed event's NOTIFY (db/events/store.ts) wakes it, so new sends go out at
 // once; the poll covers retries that come due and a lost notification.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { EVENTS_CHANNEL } from '../db/events.js'
+import { EVENTS_CHANNEL } from '../db/events/store.js'
 import { parseRetrySchedule } from '../domain/webhook-retry.js'
 import { createSender, type Sender } from '../webhooks/sender.js'
-import { deliveryRequestMetrics } from '../webhooks/delivery-metrics.js'
+import { deliveryRequestMetrics } from '../webhooks/delivery-request-metrics.js'
 import { createWebhookWorker } from '../webhooks/worker.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     webhookWorker: {
-      /** Look for due deliveries now instead of at the next poll. */
+      /** Look for due sends now instead of at the next poll. */
       wake: () => void
       /** The worker's sender (its address rules and signer), for the delivery endpoint's test call. */
       sender: Sender
@@ -37,6 +37,7 @@ async function webhookWorkerPlugin (fastify: FastifyInstance) {
   const worker = createWebhookWorker({
     db: fastify.db,
     sender,
+    cipher: fastify.stockCipher,
     log: fastify.log.child({ module: 'webhooks' }),
     concurrency: config.WEBHOOK_CONCURRENCY,
     endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
@@ -47,6 +48,7 @@ async function webhookWorkerPlugin (fastify: FastifyInstance) {
     deliveryRequests: {
       timeoutMs: config.DELIVERY_TIMEOUT_MS,
       retrySchedule: parseRetrySchedule(config.DELIVERY_RETRY_SCHEDULE),
+      cipher: fastify.stockCipher,
       observe: deliveryRequestMetrics(fastify.metrics)
     }
   })
@@ -54,9 +56,11 @@ async function webhookWorkerPlugin (fastify: FastifyInstance) {
   fastify.addHook('onReady', async () => { worker.start() })
   const unlisten = await fastify.dbConnection.listen(EVENTS_CHANNEL, () => worker.wake(), () => worker.wake())
   fastify.addHook('onClose', async () => {
-    await unlisten().catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the webhook worker\'s event listener'))
+    await unlisten().catch((err: unknown) => fastify.log.warn({ err }, 'could not stop the webhook worker\'s ' +
+      'event listener'))
     await worker.stop()
   })
 }
 
-export default fp(webhookWorkerPlugin, { name: 'webhook-worker', dependencies: ['config', 'db', 'metrics'] })
+export default fp(webhookWorkerPlugin,
+  { name: 'webhook-worker', dependencies: ['config', 'db', 'metrics', 'stock-cipher'] })

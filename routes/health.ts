@@ -16,7 +16,8 @@ const CHECK_TIMEOUT_MS = 1000
 
 function withinTimeout (check: () => Promise<unknown>): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined
-  const expired = new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS) })
+  const expired = new Promise((_resolve,
+    reject) => { timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS) })
   return Promise.race([check(), expired]).finally(() => clearTimeout(timer))
 }
 
@@ -27,7 +28,13 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/healthz', {
     config: { shedUnderPressure: false },
-    schema: { operationId: 'getHealth', tags: ['service'], summary: 'The process is up', description: 'Liveness: answers 200 while the process runs, without touching any dependency.', response: { 200: Status } }
+    schema: {
+      operationId: 'getHealth',
+      tags: ['service'],
+      summary: 'The process is up',
+      description: 'Liveness: answers 200 while the process runs, without touching any dependency.',
+      response: { 200: Status }
+    }
   }, async function healthz () {
     return { success: true as const, data: { status: 'ok' } }
   })
@@ -37,17 +44,23 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       operationId: 'getReadiness',
       tags: ['service'],
-      summary: 'The database (and Redis, when configured) answer and the instance is neither overloaded nor shutting down',
-      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE names what failed in its message and in \`details\` (\`path\`: \`database\`, \`redis\` or \`pressure\`, with the limit that is exceeded; \`shutdown\` at once while the instance drains before it stops).`,
+      summary: 'The database (and Redis, when configured) answer and the instance is neither overloaded nor ' +
+        'shutting down',
+      description: `Each dependency must answer within ${CHECK_TIMEOUT_MS} ms. A 503 SERVICE_UNAVAILABLE ` +
+        'names what failed in its message and in `details` (`path`: `database`, `redis` or ' +
+        '`pressure`, with the limit that is exceeded; `shutdown` at once while the instance drains before it stops).',
       response: { 200: Status, 503: Type.Ref(ErrorBody) }
     }
   }, async function readyz (_request, reply) {
     // Draining before a shutdown (plugins/drain.ts): the balancer must stop sending requests here.
     if (fastify.drain.draining) {
-      return reply.code(503).header('retry-after', '5').send(errorBody('SERVICE_UNAVAILABLE', 'Not ready: shutting down.', [{ path: 'shutdown', message: 'this instance is draining before it stops' }]))
+      return reply.code(503).header('retry-after',
+        '5').send(errorBody('SERVICE_UNAVAILABLE', 'Not ready: shutting down.',
+        [{ path: 'shutdown', message: 'this instance is draining before it stops' }]))
     }
     const results = await Promise.allSettled(checks.map(({ check }) => withinTimeout(check)))
-    const details = checks.filter((_check, i) => results[i].status === 'rejected').map(({ name }) => ({ path: name, message: 'is not reachable' }))
+    const details = checks.filter((_check,
+      i) => results[i].status === 'rejected').map(({ name }) => ({ path: name, message: 'is not reachable' }))
     const problems = details.map(({ path }) => `${path} not reachable`)
     const pressure = fastify.pressure()
     if (pressure) {
@@ -55,7 +68,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       problems.push(`pressure (${pressure})`)
     }
     if (details.length > 0) {
-      return reply.code(503).header('retry-after', '5').send(errorBody('SERVICE_UNAVAILABLE', `Not ready: ${problems.join('; ')}.`, details))
+      return reply.code(503).header('retry-after',
+        '5').send(errorBody('SERVICE_UNAVAILABLE', `Not ready: ${problems.join('; ')}.`, details))
     }
     return { success: true as const, data: { status: 'ready' } }
   })

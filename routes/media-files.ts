@@ -7,7 +7,7 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { findMediaFile } from '../db/media.js'
+import { findMediaFile } from '../db/catalog/media.js'
 import { isUuid } from '../domain/ids.js'
 import { ApiError } from '../domain/errors.js'
 import { MediaFileCache } from '../lib/media-file-cache.js'
@@ -27,7 +27,7 @@ export function etagMatches (ifNoneMatch: string | undefined, etag: string): boo
   })
 }
 
-const fileNotFound = () => new ApiError(404, 'NOT_FOUND', 'No such file.')
+const fileNotFound = () => new ApiError('NOT_FOUND', 'No such file.')
 
 const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config, redis, redisHealth } = fastify
@@ -41,9 +41,15 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     enableDraftSpec: true,
     // Its own windows: not shared with the per-key or failed-authentication ones of /v1.
     keyGenerator: (request) => `public-ip:${request.ip}`,
-    ...(redis && redisHealth ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) } : {}),
+    ...(redis && redisHealth
+      ? {
+          store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX,
+            fastify.apiKeyCache)
+        }
+      : {}),
     skipOnError: true,
-    errorResponseBuilder: (_request, context) => new ApiError(429, 'RATE_LIMIT', `Rate limit exceeded; retry in ${context.after}.`)
+    errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMIT', 'Rate limit exceeded; retry in ' +
+      `${context.after}.`)
   })
   fastify.addHook('onRequest', fastify.rateLimit())
   fastify.addHook('onSend', draftRateLimitHeaders(windowSeconds))
@@ -53,10 +59,13 @@ const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getMediaFile',
       tags: ['service'],
       summary: 'Get a public image file',
-      description: 'The image bytes of a media `filePath`. No key needed; limited per client IP (`RateLimit-*` headers, 429 beyond). Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',
+      description: 'The image bytes of a media `filePath`. No key needed; limited per client IP ' +
+        '(`RateLimit-*` headers, 429 beyond). Carries a strong `ETag`; send it back in `If-None-Match` for a 304.',
       params: MediaFileParams,
       headers: Type.Object({
-        'if-none-match': Type.Optional(Type.String({ description: 'ETags you hold (or `*`): when one matches, the answer is 304 with no body.' }))
+        'if-none-match': Type.Optional(Type.String({
+          description: 'ETags you hold (or `*`): when one matches, the answer is 304 with no body.'
+        }))
       }),
       response: {
         200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes.' }),

@@ -5,7 +5,8 @@ import fastJson from 'fast-json-stringify'
 import { DELIVERY_REQUEST_TYPE, eventTypes, WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
 import { webhookBodySchema } from '../schemas/webhooks.js'
 
-const serializers = new Map([...eventTypes, WEBHOOK_TEST_EVENT, DELIVERY_REQUEST_TYPE].map((type) => [type, fastJson(webhookBodySchema(type))]))
+const serializers = new Map([...eventTypes, WEBHOOK_TEST_EVENT,
+  DELIVERY_REQUEST_TYPE].map((type) => [type, fastJson(webhookBodySchema(type))]))
 
 export function webhookBody (type: string, timestamp: string, data: unknown): string {
   const serialize = serializers.get(type)

@@ -2,11 +2,12 @@
 // webhook worker (webhooks/worker.ts) for a claimed row of kind
 // `delivery_request`: the same signed POST as a webhook through the same sender,
 // but with DELIVERY_TIMEOUT_MS, its answer read, judged (domain/delivery-answer.ts)
-// and recorded with what it led to (db/delivery-requests.ts).
-import type { Db } from '../db/client.js'
-import { recordRequestAttempt, requestStillWanted, type RequestOutcome } from '../db/delivery-requests.js'
-import type { ClaimedDelivery } from '../db/webhook-queue.js'
+// and recorded with what it led to (db/delivery-endpoint/requests.ts).
+import type { Db } from '../db/core/client.js'
+import { recordRequestAttempt, requestStillWanted, type RequestOutcome } from '../db/delivery-endpoint/requests.js'
+import type { ClaimedSend } from '../db/webhooks/queue.js'
 import { judgeAnswer } from '../domain/delivery-answer.js'
+import type { StockCipher } from '../domain/stock-cipher.js'
 import { webhookBody } from './body.js'
 import type { Sender, SentAttempt } from './sender.js'
 
@@ -15,6 +16,8 @@ export interface DeliveryRequestOptions {
   timeoutMs: number
   /** Seconds between attempts (DELIVERY_RETRY_SCHEDULE). */
   retrySchedule: number[]
+  /** Seals the values of an answer before they are stored (db/orders/row.ts); null: no key. */
+  cipher: StockCipher | null
   /** Told of each attempt's outcome, and of the time from purchase to delivery. */
   observe?: (outcome: RequestOutcome | 'not_sent', sincePurchaseMs?: number) => void
 }
@@ -24,7 +27,9 @@ export interface DeliveryRequestOptions {
  * because the order had left `paid`), and records it unless `cutShort` says the
  * instance is stopping and nothing came back: the caller then hands it back.
  */
-export async function attemptDeliveryRequest (db: Db, sender: Sender, delivery: ClaimedDelivery, options: DeliveryRequestOptions, cutShort: AbortSignal): Promise<SentAttempt | null> {
+export async function attemptDeliveryRequest (
+  db: Db, sender: Sender, delivery: ClaimedSend, options: DeliveryRequestOptions, cutShort: AbortSignal
+): Promise<SentAttempt | null> {
   if (!await requestStillWanted(db, delivery)) {
     options.observe?.('not_sent')
     return null
@@ -39,7 +44,7 @@ export async function attemptDeliveryRequest (db: Db, sender: Sender, delivery: 
   })
   if (cutShort.aborted && sent.statusCode === null) return sent
   const judged = judgeAnswer(sent)
-  const { outcome, sincePurchaseMs } = await recordRequestAttempt(db, delivery, {
+  const { outcome, sincePurchaseMs } = await recordRequestAttempt(db, options.cipher, delivery, {
     statusCode: sent.statusCode,
     durationMs: sent.durationMs,
     values: judged.ok ? judged.values : null,

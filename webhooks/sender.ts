@@ -10,8 +10,9 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { Agent, type Dispatcher } from 'undici'
 import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../domain/webhook-url.js'
 import { signatureHeader } from '../domain/webhook-signing.js'
-import type { AttemptOutcome } from '../db/webhook-queue.js'
+import type { AttemptOutcome } from '../db/webhooks/queue.js'
 import { MAX_ANSWER_BYTES } from '../domain/delivery-answer.js'
+import { byCode, errorText, stringCode } from '../lib/error-shape.js'
 
 /** Read from an answer at most this much (then the connection is dropped). */
 const MAX_RESPONSE_BYTES = 4096
@@ -52,7 +53,8 @@ function publicOnlyLookup (hostname: string, options: LookupOptions, callback: L
     const allowed = addresses.filter((a) => refusedAddressReason(a.address) === null)
     if (allowed.length === 0) {
       const reasons = addresses.map((a) => refusedAddressReason(a.address)).join('; ')
-      return callback(new RefusedAddressError(`Not sent: ${hostname} resolves to no public address (${reasons}); webhooks go to public addresses only.`), [])
+      return callback(new RefusedAddressError(`Not sent: ${hostname} resolves to no public address ` +
+        `(${reasons}); webhooks go to public addresses only.`), [])
     }
     if (options.all) callback(null, allowed)
     else callback(null, allowed[0].address, allowed[0].family)
@@ -69,14 +71,16 @@ const connectionErrors: Record<string, string> = {
   ENETUNREACH: 'The network is unreachable.'
 }
 
-function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number): string {
+/** Why an attempt got no answer, in one sentence, whatever was thrown. */
+function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number, cutShort: boolean): string {
   if (timedOut) return `No answer within ${timeoutMs} ms.`
   if (err instanceof RefusedAddressError) return err.message
-  const { code, message } = err as { code?: string, message?: string }
-  const known = code === undefined ? undefined : connectionErrors[code]
+  const known = byCode(connectionErrors, err)
   if (known) return known
+  const code = stringCode(err)
   if (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT')) return `No answer within ${timeoutMs} ms.`
-  return String(message ?? err).slice(0, 300)
+  if (cutShort) return 'Cut short before an answer (the caller went away or the instance is shutting down).'
+  return errorText(err, 'The request failed before an answer.')
 }
 
 export function createSender (rules: EgressRules & { timeoutMs: number }): Sender {
@@ -127,15 +131,25 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
       signal.removeEventListener('abort', cutOff)
       const status = response.statusCode
       if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null }
-      if (status >= 300 && status < 400) return { ok: false, statusCode: status, error: `HTTP ${status}: redirects are not followed.` }
+      if (status >= 300 && status < 400) {
+        return {
+          ok: false,
+          statusCode: status,
+          error: `HTTP ${status}: ` +
+        'redirects are not followed.'
+        }
+      }
       return { ok: false, statusCode: status, error: `HTTP ${status}.` }
     } catch (err) {
-      return { ok: false, statusCode: null, error: describeFailure(err, timeout.aborted, timeoutMs) }
+      const error = describeFailure(err, timeout.aborted, timeoutMs, request.signal.aborted)
+      return { ok: false, statusCode: null, error }
     }
   }
 
   /** The whole answer of a delivery request, up to MAX_ANSWER_BYTES; the status is judged by the caller. */
-  async function readAnswer (response: Dispatcher.ResponseData, signal: AbortSignal): Promise<AttemptOutcome & Partial<SentAttempt>> {
+  async function readAnswer (
+    response: Dispatcher.ResponseData, signal: AbortSignal
+  ): Promise<AttemptOutcome & Partial<SentAttempt>> {
     const cutOff = () => response.body.destroy()
     signal.addEventListener('abort', cutOff, { once: true })
     const chunks: Buffer[] = []
@@ -155,7 +169,13 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
       signal.removeEventListener('abort', cutOff)
     }
     const status = response.statusCode
-    return { ok: status === 200, statusCode: status, error: status === 200 ? null : `HTTP ${status}.`, body: Buffer.concat(chunks).toString('utf8'), tooLarge }
+    return {
+      ok: status === 200,
+      statusCode: status,
+      error: status === 200 ? null : `HTTP ${status}.`,
+      body: Buffer.concat(chunks).toString('utf8'),
+      tooLarge
+    }
   }
 
   return {

@@ -1,14 +1,16 @@
-// The webhook worker that runs inside every instance: it claims due deliveries
-// from the Postgres queue (db/webhook-queue.ts) and attempts them, with at most
+// The webhook worker that runs inside every instance: it claims due sends
+// from the Postgres queue (db/webhooks/queue.ts) and attempts them, with at most
 // `concurrency` attempts at once and at most `endpointConcurrency` per endpoint
 // (one while an endpoint is failing), so a slow or dead endpoint holds a few
-// places and never the others' deliveries. No database connection is held
+// places and never the others' sends. No database connection is held
 // while an attempt waits for its answer. It claims again right after attempts
 // end (those ending within 10 ms together) or wake() is called, and otherwise
 // polls every `pollIntervalMs`.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Db } from '../db/client.js'
-import { claimDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type ClaimedDelivery } from '../db/webhook-queue.js'
+import type { Db } from '../db/core/client.js'
+import { claimSends, recordAttempt, releaseSends, type AttemptOutcome, type ClaimedSend } from '../db/webhooks/queue.js'
+import { revealEventData } from '../domain/delivered-values.js'
+import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
 import { webhookBody } from './body.js'
 import { attemptDeliveryRequest, type DeliveryRequestOptions } from './delivery-request.js'
 import type { Sender } from './sender.js'
@@ -16,11 +18,13 @@ import type { Sender } from './sender.js'
 export interface WorkerOptions {
   db: Db
   sender: Sender
+  /** Opens the sealed values of the orders the events carry (domain/delivered-values.ts); null: no key. */
+  cipher: StockCipher | null
   log: FastifyBaseLogger
   concurrency: number
   endpointConcurrency: number
   pollIntervalMs: number
-  /** How long a claim holds a delivery: longer than any attempt can take. */
+  /** How long a claim holds a send: longer than any attempt can take. */
   leaseMs: number
   /** Seconds between attempts (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule: number[]
@@ -32,11 +36,11 @@ export interface WorkerOptions {
 
 export interface WebhookWorker {
   start: () => void
-  /** Looks for due deliveries now rather than at the next poll (e.g. after a commit that made some). */
+  /** Looks for due sends now rather than at the next poll (e.g. after a commit that made some). */
   wake: () => void
   /**
    * Stops claiming and waits up to `drainMs` for the attempts in flight; the
-   * ones still running are cut short and their deliveries handed back, due now.
+   * ones still running are cut short and their sends handed back, due now.
    */
   stop: () => Promise<void>
 }
@@ -45,7 +49,7 @@ export interface WebhookWorker {
 const FAILURE_LOG_INTERVAL_MS = 10_000
 /**
  * Attempts that end within this many ms share one claim for their places: at a
- * high delivery rate, one claim per ended attempt would cost more than the attempts.
+ * high send rate, one claim per ended attempt would cost more than the attempts.
  */
 const REFILL_DELAY_MS = 10
 
@@ -91,17 +95,17 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
         const free = options.concurrency - attempts.size
         // Every place is taken: the end of an attempt wakes the worker.
         if (free <= 0) return
-        const claimed = await claimDeliveries(db, {
+        const claimed = await claimSends(db, {
           limit: free,
           endpointLimit: options.endpointConcurrency,
           inFlight,
           leaseMs: options.leaseMs
         })
         if (!running) {
-          await releaseDeliveries(db, claimed)
+          await releaseSends(db, claimed)
           return
         }
-        for (const delivery of claimed) run(delivery)
+        for (const item of claimed) run(item)
         // A full claim: more may be due.
         if (claimed.length === free) claimAgain = true
       } while (claimAgain && running)
@@ -113,10 +117,10 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     }
   }
 
-  function run (delivery: ClaimedDelivery): void {
-    const endpoint = delivery.endpointId
+  function run (item: ClaimedSend): void {
+    const endpoint = item.endpointId
     inFlight.set(endpoint, (inFlight.get(endpoint) ?? 0) + 1)
-    const attempt = attemptDelivery(delivery).finally(() => {
+    const attempt = attemptClaimed(item).finally(() => {
       const left = inFlight.get(endpoint)! - 1
       if (left === 0) inFlight.delete(endpoint)
       else inFlight.set(endpoint, left)
@@ -126,39 +130,58 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     attempts.add(attempt)
   }
 
-  async function attemptDelivery (delivery: ClaimedDelivery): Promise<void> {
-    if (delivery.kind === 'delivery_request') return attemptRequest(delivery)
+  async function attemptClaimed (item: ClaimedSend): Promise<void> {
+    if (item.kind === 'delivery_request') return attemptRequest(item)
     try {
-      const outcome = await send(delivery)
-      // Cut short by stop(): hand the delivery back rather than count a failure.
-      if (cutShort.signal.aborted && !outcome.ok) await releaseDeliveries(db, [delivery])
-      else await recordAttempt(db, delivery, outcome, options.retrySchedule)
-      log.debug({ deliveryId: delivery.id, attempt: delivery.attempts, ok: outcome.ok, statusCode: outcome.statusCode }, 'webhook attempt')
+      const outcome = await send(item)
+      // Cut short by stop(): hand the send back rather than count a failure.
+      if (cutShort.signal.aborted && !outcome.ok) await releaseSends(db, [item])
+      else await recordAttempt(db, item, outcome, options.retrySchedule)
+      log.debug({ deliveryId: item.id, attempt: item.attempts, ok: outcome.ok, statusCode: outcome.statusCode },
+        'webhook attempt')
     } catch (err) {
-      log.error({ err, deliveryId: delivery.id }, 'could not record a webhook attempt; it is made again when its lease runs out')
+      log.error({ err, deliveryId: item.id }, 'could not record a webhook attempt; it is made again when its ' +
+        'lease runs out')
     }
   }
 
-  async function attemptRequest (delivery: ClaimedDelivery): Promise<void> {
+  async function attemptRequest (item: ClaimedSend): Promise<void> {
     try {
-      const sent = await attemptDeliveryRequest(db, sender, delivery, options.deliveryRequests, cutShort.signal)
+      const sent = await attemptDeliveryRequest(db, sender, item, options.deliveryRequests, cutShort.signal)
       // Cut short by stop() before an answer: hand the request back rather than count a failure.
-      if (sent && cutShort.signal.aborted && sent.statusCode === null) await releaseDeliveries(db, [delivery])
-      log.debug({ deliveryRequestId: delivery.id, orderId: delivery.orderId, attempt: delivery.attempts, statusCode: sent?.statusCode }, 'delivery request attempt')
+      if (sent && cutShort.signal.aborted && sent.statusCode === null) await releaseSends(db, [item])
+      log.debug({
+        deliveryRequestId: item.id,
+        orderId: item.orderId,
+        attempt: item.attempts,
+        statusCode: sent?.statusCode
+      }, 'delivery request attempt')
     } catch (err) {
-      log.error({ err, deliveryRequestId: delivery.id }, 'could not record a delivery request attempt; it is made again when its lease runs out')
+      log.error({ err, deliveryRequestId: item.id }, 'could not record a delivery request attempt; it is made ' +
+        'again when its lease runs out')
     }
   }
 
-  async function send (delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+  async function send (item: ClaimedSend): Promise<AttemptOutcome> {
     let body: string
     try {
-      body = webhookBody(delivery.eventType, delivery.timestamp, delivery.data)
+      body = webhookBody(item.eventType, item.timestamp, revealEventData(item.data, options.cipher))
     } catch (err) {
-      log.error({ err, deliveryId: delivery.id }, 'webhook body could not be serialized')
+      if (err instanceof StockKeyError) {
+        const message = 'webhook body: the order\'s values cannot be decrypted'
+        log.error({ err: { message: err.message }, deliveryId: item.id }, message)
+        return { ok: false, statusCode: null, error: `Not sent: ${err.message}` }
+      }
+      log.error({ err, deliveryId: item.id }, 'webhook body could not be serialized')
       return { ok: false, statusCode: null, error: 'Not sent: the event could not be serialized.' }
     }
-    return sender.send({ url: delivery.url, webhookId: delivery.webhookId, body, secrets: delivery.secrets, signal: cutShort.signal })
+    return sender.send({
+      url: item.url,
+      webhookId: item.webhookId,
+      body,
+      secrets: item.secrets,
+      signal: cutShort.signal
+    })
   }
 
   return {

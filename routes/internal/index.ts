@@ -9,11 +9,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { FailureWindows } from '../../domain/failure-window.js'
 import { ApiError } from '../../domain/errors.js'
 import { handleNotFound } from '../../plugins/errors.js'
+import idempotency from '../../plugins/idempotency.js'
 import apiKeys from './api-keys/index.js'
 import categories from './categories/index.js'
+import claims from './claims/index.js'
 import currencyRates from './currency-rates/index.js'
 import ledger from './ledger/index.js'
 import orders from './orders/index.js'
+import portal from './portal/index.js'
 import shops from './shops/index.js'
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
@@ -32,13 +35,13 @@ export default async function operatorApi (fastify: FastifyInstance) {
     const blockedMs = failures.blockedFor(request.ip)
     if (blockedMs > 0) {
       reply.header('retry-after', String(Math.ceil(blockedMs / 1000)))
-      throw new ApiError(429, 'RATE_LIMIT', 'Too many wrong internal tokens from this address; retry later.')
+      throw new ApiError('RATE_LIMIT', 'Too many wrong internal tokens from this address; retry later.')
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
     // Compare digests in constant time: the token's length and content stay secret.
     if (!match || !timingSafeEqual(digest(match[1]), expected)) {
       failures.record(request.ip)
-      throw new ApiError(401, 'API_KEY_INVALID', 'The internal token is missing or wrong.')
+      throw new ApiError('API_KEY_INVALID', 'The internal token is missing or wrong.')
     }
   })
   // Unknown operator routes go through the token check too.
@@ -53,6 +56,10 @@ export default async function operatorApi (fastify: FastifyInstance) {
   await fastify.register(apiKeys, { prefix: '/shops' })
   await fastify.register(currencyRates, { prefix: '/shops' })
   await fastify.register(ledger, { prefix: '/shops' })
+  await fastify.register(portal, { prefix: '/shops' })
   await fastify.register(categories, { prefix: '/categories' })
   await fastify.register(orders, { prefix: '/orders' })
+  // The claims' actions honour Idempotency-Key, scoped to the operator token.
+  await fastify.register(idempotency, { operatorScope: true })
+  await fastify.register(claims)
 }

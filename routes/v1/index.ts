@@ -5,6 +5,7 @@ import { handleNotFound } from '../../plugins/errors.js'
 import idempotency from '../../plugins/idempotency.js'
 import rateLimit from '../../plugins/rate-limit.js'
 import categories from './categories/index.js'
+import claims from './claims/index.js'
 import currencyRates from './currency-rates/index.js'
 import deliveryEndpoint from './delivery-endpoint/index.js'
 import deliveryRequests from './delivery-requests/index.js'
@@ -13,6 +14,7 @@ import media from './media/index.js'
 import messages from './messages/index.js'
 import orders from './orders/index.js'
 import products from './products/index.js'
+import stats from './stats/index.js'
 import stock from './stock/index.js'
 import webhookEndpoints from './webhook-endpoints/index.js'
 
@@ -36,4 +38,6 @@ export default async function sellerApi (fastify: FastifyInstance) {
   await fastify.register(webhookEndpoints, { prefix: '/webhook-endpoints' })
   await fastify.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })
   await fastify.register(deliveryRequests, { prefix: '/orders' })
+  await fastify.register(claims, { prefix: '/claims' })
+  await fastify.register(stats, { prefix: '/stats' })
 }

@@ -1,7 +1,7 @@
 // POST /internal/v1/categories: add a marketplace leaf category with its filters.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createCategory } from '../../../db/categories.js'
+import { createCategory } from '../../../db/catalog/categories.js'
 import { CategoryInputSchema, CategorySchema } from '../../../schemas/catalog.js'
 import { CATEGORY_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
@@ -17,7 +17,11 @@ const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Only leaves are categories: the English path must not equal, contain or extend an existing one.',
       security: internalSecurity,
       body: CategoryInputSchema,
-      response: { 201: Envelope(Type.Object({ category: CategorySchema })), 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody) }
+      response: {
+        201: Envelope(Type.Object({ category: CategorySchema })),
+        400: Type.Ref(ErrorBody),
+        401: Type.Ref(ErrorBody)
+      }
     }
   }, async function createOperatorCategory (request, reply) {
     const category = await createCategory(fastify.db, request.body)

@@ -1,10 +1,10 @@
 // PUT /internal/v1/shops/{shopId}/currency-rates/{code}: set a shop's rate.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { currencyRateView, upsertCurrencyRate } from '../../../db/currency-rates.js'
-import { findShop } from '../../../db/shops.js'
+import { currencyRateView, upsertCurrencyRate } from '../../../db/catalog/currency-rates.js'
+import { findShop } from '../../../db/shops/shops.js'
 import { rateToDecimal } from '../../../domain/money.js'
-import { orderNotFound, validationError } from '../../../domain/errors.js'
+import { notFound, validationError } from '../../../domain/errors.js'
 import { CurrencyCodeSchema, CurrencyRateInputSchema, CurrencyRateSchema } from '../../../schemas/catalog.js'
 import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
 import { internalSecurity } from '../../../schemas/operator.js'
@@ -15,19 +15,26 @@ const currencyRatesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'setShopCurrencyRate',
       tags: ['internal'],
       summary: 'Create or update a currency rate',
-      description: 'Sets the shop\'s rate for the currency `code` (rubles per unit); creating it when the shop has none for that code.',
+      description: 'Sets the shop\'s rate for the currency `code` (rubles per unit); creating it when the ' +
+        'shop has none for that code.',
       security: internalSecurity,
       params: Type.Object({ shopId: Id, code: Type.String() }),
       body: CurrencyRateInputSchema,
-      response: { 200: Envelope(Type.Object({ rate: CurrencyRateSchema })), 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
+      response: {
+        200: Envelope(Type.Object({ rate: CurrencyRateSchema })),
+        400: Type.Ref(ErrorBody),
+        401: Type.Ref(ErrorBody),
+        404: Type.Ref(ErrorBody)
+      }
     }
   }, async function setRate (request) {
     const { shopId, code } = request.params
     // Checked here, not in the params schema: a bad code is a 400, not "not found".
     if (!new RegExp(CurrencyCodeSchema.pattern!).test(code)) {
-      throw validationError('Invalid currency code.', [{ path: 'params.code', message: CurrencyCodeSchema.description! }])
+      throw validationError('Invalid currency code.',
+        [{ path: 'params.code', message: CurrencyCodeSchema.description! }])
     }
-    if (!await findShop(fastify.db, shopId)) throw orderNotFound('Shop')
+    if (!await findShop(fastify.db, shopId)) throw notFound('Shop')
     const rate = await upsertCurrencyRate(fastify.db, shopId, code, rateToDecimal(request.body.rate))
     return { success: true as const, data: { rate: currencyRateView(rate) } }
   })

@@ -2,8 +2,10 @@
 // the service (docs/api-rules.md, the operator API): purchase, chat as the buyer, confirm receipt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { postMessage } from '../../../db/messages.js'
-import { confirmOrder, createPurchase } from '../../../db/orders.js'
+import { postMessage } from '../../../db/orders/messages.js'
+import { confirmOrder } from '../../../db/orders/orders.js'
+import { createPurchase } from '../../../db/orders/purchase.js'
+import { revealOrder } from '../../../domain/delivered-values.js'
 import { PURCHASE_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
 import { MessageBody, MessageSchema } from '../../../schemas/messages.js'
@@ -20,7 +22,12 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'createPurchase',
       tags: ['internal'],
       summary: 'Record a buyer\'s paid purchase',
-      description: 'Creates a `paid` order of an active, non-archived product. `amount` = quantity × (price + the chosen options\' prices) at the current currency rate, in rubles rounded half up to kopecks. With the product\'s `autoDelivery: stock` and enough available items (of the chosen option), the order is delivered from stock in the same transaction: `awaiting_confirmation`, `assigneeType` `auto`. Every required field needs a value; a select field takes option id(s), comma-separated when `multiple`, and the order keeps their labels.',
+      description: 'Creates a `paid` order of an active, non-archived product. `amount` = quantity × (price + ' +
+        'the chosen options\' prices) at the current currency rate, in rubles rounded half up to kopecks. ' +
+        'With the product\'s `autoDelivery: stock` and enough available items (of the chosen option), the ' +
+        'order is delivered from stock in the same transaction: `awaiting_confirmation`, `assigneeType` ' +
+        '`auto`. Every required field needs a value; a select field takes option id(s), comma-separated when ' +
+        '`multiple`, and the order keeps their labels.',
       security: internalSecurity,
       body: PurchaseBody,
       response: { 201: OrderEnvelope, ...errors }
@@ -29,9 +36,10 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const order = await createPurchase(fastify.db, request.body, {
       cipher: fastify.stockCipher,
       // The order is recorded paid and waits: never a value the key could not authenticate.
-      onStockUnreadable: (err) => request.log.error({ err: { message: err.message } }, 'stock unreadable: the order waits')
+      onStockUnreadable: (err) => request.log.error({ err: { message: err.message } },
+        'stock unreadable: the order waits')
     })
-    return reply.code(201).send({ success: true as const, data: { order } })
+    return reply.code(201).send({ success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } })
   })
 
   fastify.post('/:id/messages', {
@@ -55,14 +63,15 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'confirmOrder',
       tags: ['internal'],
       summary: 'Confirm receipt as the buyer',
-      description: '`awaiting_confirmation` → `completed`; the shop is credited the full amount in the same transaction. Any other status: 409 ORDER_INVALID_STATUS.',
+      description: '`awaiting_confirmation` → `completed`; the shop is credited the full amount in the same ' +
+        'transaction. Any other status: 409 ORDER_INVALID_STATUS.',
       security: internalSecurity,
       params: IdParams,
       response: { 200: OrderEnvelope, ...errors, 409: Type.Ref(ErrorBody) }
     }
   }, async function confirm (request) {
     const order = await confirmOrder(fastify.db, request.params.id)
-    return { success: true as const, data: { order } }
+    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
   })
 }
 

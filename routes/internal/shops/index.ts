@@ -1,7 +1,7 @@
 // POST /internal/v1/shops: create a shop.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createShop } from '../../../db/shops.js'
+import { createShop } from '../../../db/shops/shops.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
 import { internalSecurity, NameInput, ShopSchema } from '../../../schemas/operator.js'
 
@@ -18,7 +18,10 @@ const shopsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function createShopRoute (request, reply) {
     const shop = await createShop(fastify.db, request.body.name.trim())
-    return reply.code(201).send({ success: true as const, data: { shop: { ...shop, createdAt: shop.createdAt.toISOString() } } })
+    return reply.code(201).send({
+      success: true as const,
+      data: { shop: { ...shop, createdAt: shop.createdAt.toISOString() } }
+    })
   })
 }
 

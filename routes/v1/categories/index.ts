@@ -1,7 +1,7 @@
 // GET /v1/categories: the leaf categories a product can be placed in.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { listCategories } from '../../../db/categories.js'
+import { listCategories } from '../../../db/catalog/categories.js'
 import { CategorySchema } from '../../../schemas/catalog.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 
@@ -11,7 +11,8 @@ const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listCategories',
       tags: ['catalog'],
       summary: 'List categories',
-      description: 'Marketplace-wide leaf categories with their filters (variant tags); use `id` as a product\'s `categoryId`.',
+      description: 'Marketplace-wide leaf categories with their filters (variant tags); use `id` as a ' +
+        'product\'s `categoryId`.',
       security: sellerSecurity,
       response: { 200: Envelope(Type.Object({ categories: Type.Array(CategorySchema) })), ...CommonErrors }
     }

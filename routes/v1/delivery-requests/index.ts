@@ -3,14 +3,14 @@
 // failed one while the order is still paid.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { findDeliveryRequest, retryDeliveryRequest } from '../../../db/delivery-requests.js'
-import { getOrder } from '../../../db/orders.js'
+import { findDeliveryRequest, retryDeliveryRequest } from '../../../db/delivery-endpoint/requests.js'
+import { getOrder } from '../../../db/orders/orders.js'
 import { ApiError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { DeliveryRequestSchema } from '../../../schemas/delivery-endpoint.js'
 
 const RequestEnvelope = Envelope(Type.Object({ deliveryRequest: DeliveryRequestSchema }))
-const requestNotFound = () => new ApiError(404, 'NOT_FOUND', 'The order had no delivery request.')
+const requestNotFound = () => new ApiError('NOT_FOUND', 'The order had no delivery request.')
 
 const deliveryRequestRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:id/delivery-request', {
@@ -18,7 +18,8 @@ const deliveryRequestRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getDeliveryRequest',
       tags: ['delivery'],
       summary: 'Get an order\'s delivery request',
-      description: 'The request the service made to the shop\'s delivery endpoint for this order, with every attempt. 404 ORDER_NOT_FOUND for an unknown order, 404 NOT_FOUND when the order had no request.',
+      description: 'The request the service made to the shop\'s delivery endpoint for this order, with every ' +
+        'attempt. 404 ORDER_NOT_FOUND for an unknown order, 404 NOT_FOUND when the order had no request.',
       security: sellerSecurity,
       params: IdParams,
       response: { 200: RequestEnvelope, ...CommonErrors }
@@ -38,7 +39,9 @@ const deliveryRequestRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'retryDeliveryRequest',
       tags: ['delivery'],
       summary: 'Retry a failed delivery request',
-      description: 'Starts a fresh round of attempts now, to the current delivery endpoint. Only from `failed` and only while the order is `paid`: otherwise 409 ORDER_INVALID_STATUS. 404 NOT_FOUND when the order had no request or no delivery endpoint is registered. No body.',
+      description: 'Starts a fresh round of attempts now, to the current delivery endpoint. Only from ' +
+        '`failed` and only while the order is `paid`: otherwise 409 ORDER_INVALID_STATUS. 404 NOT_FOUND when ' +
+        'the order had no request or no delivery endpoint is registered. No body.',
       security: sellerSecurity,
       params: IdParams,
       response: { 202: RequestEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody) }
@@ -46,11 +49,19 @@ const deliveryRequestRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async function retryDeliveryRequestRoute (request, reply) {
     const { shopId } = request.apiKey!
     const result = await retryDeliveryRequest(fastify.db, shopId, request.params.id)
-    if ('request' in result) return reply.code(202).send({ success: true as const, data: { deliveryRequest: result.request } })
-    if (result.refused === 'invalid-status') {
-      throw new ApiError(409, 'ORDER_INVALID_STATUS', `Only a failed request of a paid order can be retried (${result.status}).`)
+    if ('request' in result) {
+      return reply.code(202).send({
+        success: true as const,
+        data: { deliveryRequest: result.request }
+      })
     }
-    if (result.refused === 'no-endpoint') throw new ApiError(404, 'NOT_FOUND', 'No delivery endpoint is registered: PUT /v1/delivery-endpoint first.')
+    if (result.refused === 'invalid-status') {
+      throw new ApiError('ORDER_INVALID_STATUS', 'Only a failed request of a paid order can be retried ' +
+        `(${result.status}).`)
+    }
+    if (result.refused === 'no-endpoint') {
+      throw new ApiError('NOT_FOUND', 'No delivery endpoint is registered: PUT /v1/delivery-endpoint first.')
+    }
     await getOrder(fastify.db, request.params.id, { shopId })
     throw requestNotFound()
   })

@@ -9,8 +9,9 @@ import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { fileTypeFromBuffer } from 'file-type'
-import { insertMedia, mediaFilePath } from '../../../db/media.js'
-import { ApiError, validationError } from '../../../domain/errors.js'
+import { insertMedia, mediaFilePath } from '../../../db/catalog/media.js'
+import { ApiError, tooLarge, validationError } from '../../../domain/errors.js'
+import { errorText, stringCode } from '../../../lib/error-shape.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import { MediaSchema } from '../../../schemas/media.js'
 
@@ -39,9 +40,12 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'uploadImage',
       tags: ['catalog'],
       summary: 'Upload an image',
-      description: 'multipart/form-data with exactly one part, a file named `file` (at most 10 MB, larger: 413; any other part: 400). The type is read from the bytes: ' +
-        'JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever Content-Type the part claims. ' +
-        'Pass the returned `id` as a product\'s `imageId`; the file is public at PUBLIC_BASE_URL + `/` + `filePath`.',
+      description: 'multipart/form-data with exactly one part, a file named `file` (at most 10 MB, larger: ' +
+        '413; any other part: 400). The type is read from the bytes: ' +
+        'JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever ' +
+          'Content-Type the part claims. ' +
+        'Pass the returned `id` as a product\'s `imageId`; the file is public at the service\'s base URL + `/` + ' +
+        '`filePath`, which is `GET /media/{file}` with `file` the name after `media/`.',
       security: sellerSecurity,
       consumes: ['multipart/form-data'],
       response: { 201: Envelope(MediaSchema), 413: CommonErrors[400], ...CommonErrors }
@@ -57,7 +61,7 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 }
 
 const onePartOnly = () => validationError('Send exactly one part: the image, as a file in the part named `file`.')
-const tooLarge = () => new ApiError(413, 'VALIDATION_ERROR', 'The file is larger than 10 MB.')
+const fileTooLarge = () => tooLarge('The file is larger than 10 MB.')
 
 /**
  * The stream's bytes, or null once they exceed `max`; read to its end either way
@@ -90,12 +94,12 @@ async function readImagePart (request: FastifyRequest): Promise<Buffer> {
       if (part.type !== 'file') continue
       const bytes = await readAtMost(part.file, wanted ? MAX_IMAGE_BYTES : 0)
       if (!wanted) continue
-      if (bytes === null) refusal = tooLarge()
+      if (bytes === null) refusal = fileTooLarge()
       else image = bytes
     }
   } catch (err) {
-    if (err instanceof ApiError || (err as { code?: string }).code?.startsWith('FST_')) throw err
-    throw validationError(`The multipart body is malformed: ${(err as Error).message}.`)
+    if (err instanceof ApiError || stringCode(err)?.startsWith('FST_')) throw err
+    throw validationError(`The multipart body is malformed: ${errorText(err, 'unreadable')}.`)
   }
   if (refusal) throw refusal
   if (image === undefined) throw onePartOnly()

@@ -2,9 +2,9 @@
 // previous `nextCursor` to receive every new message exactly once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { listMessages, postMessage } from '../../../db/messages.js'
+import { listMessages, postMessage } from '../../../db/orders/messages.js'
 import { parseDateTime } from '../../../domain/date-time.js'
-import { orderNotFound } from '../../../domain/errors.js'
+import { notFound } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { MessageBody, MessageList, MessageListQuery, MessageSchema } from '../../../schemas/messages.js'
 
@@ -14,7 +14,10 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listOrderMessages',
       tags: ['messages'],
       summary: 'Read the order chat',
-      description: 'Messages created strictly after `cursor`, oldest first. `nextCursor` is the createdAt of the last message returned, or the cursor you sent when nothing is new (null if you sent none). createdAt is strictly increasing within an order, so polling with `nextCursor` never skips or repeats a message.',
+      description: 'Messages created strictly after `cursor`, oldest first. `nextCursor` is the createdAt of ' +
+        'the last message returned, or the cursor you sent when nothing is new (null if you sent none). ' +
+        'createdAt is strictly increasing within an order, so polling with `nextCursor` never skips or ' +
+        'repeats a message.',
       security: sellerSecurity,
       params: IdParams,
       querystring: MessageListQuery,
@@ -25,7 +28,7 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     // The instant as the API writes it (UTC, milliseconds), the same for the query and the echo.
     const cursor = request.query.cursor === undefined ? undefined : parseDateTime(request.query.cursor)!.toISOString()
     const messages = await listMessages(fastify.db, request.apiKey!.shopId, request.params.id, cursor, limit)
-    if (messages === undefined) throw orderNotFound('Order')
+    if (messages === undefined) throw notFound('Order')
     const nextCursor = messages.at(-1)?.createdAt ?? cursor ?? null
     return { success: true as const, data: { messages, nextCursor } }
   })
@@ -36,14 +39,21 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'postOrderMessage',
       tags: ['messages'],
       summary: 'Post a message as the shop',
-      description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `seller`. Honours `Idempotency-Key`.',
+      description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` ' +
+        '`seller`. Honours `Idempotency-Key`.',
       security: sellerSecurity,
       params: IdParams,
       body: MessageBody,
-      response: { 201: Envelope(Type.Object({ message: MessageSchema })), ...CommonErrors, 409: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
+      response: {
+        201: Envelope(Type.Object({ message: MessageSchema })),
+        ...CommonErrors,
+        409: Type.Ref(ErrorBody),
+        422: Type.Ref(ErrorBody)
+      }
     }
   }, async function postSellerMessage (request, reply) {
-    const message = await postMessage(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, 'seller', request.body.text)
+    const message = await postMessage(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, 'seller',
+      request.body.text)
     return reply.code(201).send({ success: true as const, data: { message } })
   })
 }

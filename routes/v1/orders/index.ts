@@ -2,16 +2,24 @@
 // the shop's products with automation (`external: true`) are visible here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { orderView } from '../../../db/order-row.js'
-import { cancelOrder, deliverOrder, getOrder, listOrders, takeOrder } from '../../../db/orders.js'
+import { orderView } from '../../../db/orders/row.js'
+import { cancelOrder, deliverOrder, getOrder, listOrders, takeOrder } from '../../../db/orders/orders.js'
 import { deliveredValuesFrom, type OrderStatus } from '../../../domain/order-transitions.js'
+import { revealOrder } from '../../../domain/delivered-values.js'
 import { DELIVER_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { CancelBody, DeliverBody, OrderListQuery, OrderSchema } from '../../../schemas/orders.js'
 
 const OrderEnvelope = Envelope(Type.Object({ order: OrderSchema }))
-const transitionResponses = { 200: OrderEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody), 413: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
-const idempotencyNote = 'Send an `Idempotency-Key` header to make a retry safe: the same request with the same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.'
+const transitionResponses = {
+  200: OrderEnvelope,
+  ...CommonErrors,
+  409: Type.Ref(ErrorBody),
+  413: Type.Ref(ErrorBody),
+  422: Type.Ref(ErrorBody)
+}
+const idempotencyNote = 'Send an `Idempotency-Key` header to make a retry safe: the same request with the ' +
+  'same key returns the first response again (with `Idempotency-Replayed: true`) and has no second effect.'
 
 const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
@@ -19,19 +27,30 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listOrders',
       tags: ['orders'],
       summary: 'List orders',
-      description: 'The shop\'s orders of products with automation. Without `status`, the new (`paid`) orders, oldest first: the work queue. `total` counts every matching order.',
+      description: 'The shop\'s orders of products with automation. Without `status`, the new (`paid`) ' +
+        'orders, oldest first: the work queue. `total` counts every matching order.',
       security: sellerSecurity,
       querystring: OrderListQuery,
       response: {
-        200: Envelope(Type.Object({ orders: Type.Array(OrderSchema), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() })),
+        200: Envelope(Type.Object({
+          orders: Type.Array(OrderSchema),
+          total: Type.Integer(),
+          page: Type.Integer(),
+          limit: Type.Integer()
+        })),
         ...CommonErrors
       }
     }
   }, async function listShopOrders (request) {
     const { status, productId, page, limit, sort } = request.query
     const statuses = [...new Set(status.split(','))] as OrderStatus[]
-    const { orders, total } = await listOrders(fastify.db, request.apiKey!.shopId, { statuses, productId, page, limit, sort })
-    return { success: true as const, data: { orders, total, page, limit } }
+    const { orders, total } = await listOrders(fastify.db, request.apiKey!.shopId,
+      { statuses, productId, page, limit, sort })
+    const cipher = fastify.stockCipher
+    return {
+      success: true as const,
+      data: { orders: orders.map((order) => revealOrder(order, cipher)), total, page, limit }
+    }
   })
 
   fastify.get('/:id', {
@@ -39,14 +58,15 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getOrder',
       tags: ['orders'],
       summary: 'Get an order',
-      description: 'One order of the shop. Another shop\'s order, or one whose product has no automation, is 404 ORDER_NOT_FOUND.',
+      description: 'One order of the shop. Another shop\'s order, or one whose product has no automation, is ' +
+        '404 ORDER_NOT_FOUND.',
       security: sellerSecurity,
       params: IdParams,
       response: { 200: OrderEnvelope, ...CommonErrors }
     }
   }, async function getShopOrder (request) {
     const order = await getOrder(fastify.db, request.params.id, { shopId: request.apiKey!.shopId })
-    return { success: true as const, data: { order: orderView(order) } }
+    return { success: true as const, data: { order: revealOrder(orderView(order), fastify.stockCipher) } }
   })
 
   fastify.post('/:id/take', {
@@ -55,14 +75,15 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'takeOrder',
       tags: ['orders'],
       summary: 'Take an order into work',
-      description: `\`paid\` → \`processing\`; \`assigneeType\` becomes \`api\` and \`takenAt\` is set. Any other status: 409 ORDER_INVALID_STATUS. Of concurrent takes exactly one wins. No body. ${idempotencyNote}`,
+      description: '`paid` → `processing`; `assigneeType` becomes `api` and `takenAt` is set. Any ' +
+        `other status: 409 ORDER_INVALID_STATUS. Of concurrent takes exactly one wins. No body. ${idempotencyNote}`,
       security: sellerSecurity,
       params: IdParams,
       response: transitionResponses
     }
   }, async function take (request) {
     const order = await takeOrder(fastify.db, request.apiKey!.shopId, request.params.id)
-    return { success: true as const, data: { order } }
+    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
   })
 
   fastify.post('/:id/deliver', {
@@ -72,15 +93,19 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'deliverOrder',
       tags: ['orders'],
       summary: 'Mark an order delivered',
-      description: `\`processing\` → \`awaiting_confirmation\`; \`deliveredAt\` is set. The body may attach the issued value(s): \`deliveredValues\` becomes \`values\`, or \`[value]\`, or \`[]\`; \`deliveredValue\` is them joined by a line feed (null when none). The shop is credited once the buyer confirms receipt. ${idempotencyNote}`,
+      description: '`processing` → `awaiting_confirmation`; `deliveredAt` is set. The body may attach ' +
+        'the issued value(s): `deliveredValues` becomes `values`, or `[value]`, or `[]`; ' +
+        '`deliveredValue` is them joined by a line feed (null when none). The shop is credited once the ' +
+        `buyer confirms receipt. ${idempotencyNote}`,
       security: sellerSecurity,
       params: IdParams,
       body: DeliverBody,
       response: transitionResponses
     }
   }, async function deliver (request) {
-    const order = await deliverOrder(fastify.db, request.apiKey!.shopId, request.params.id, deliveredValuesFrom(request.body))
-    return { success: true as const, data: { order } }
+    const order = await deliverOrder(fastify.db, request.apiKey!.shopId, request.params.id,
+      deliveredValuesFrom(request.body), fastify.stockCipher)
+    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
   })
 
   fastify.post('/:id/cancel', {
@@ -89,7 +114,10 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'cancelOrder',
       tags: ['orders'],
       summary: 'Cancel an order',
-      description: `From \`paid\`, \`processing\` or \`awaiting_confirmation\` → \`cancelled\`; the buyer is refunded the full amount, exactly once. With \`restock: true\` the stock items delivered to it become available again in the same transaction (and may fill waiting orders). A completed or cancelled order: 409 ORDER_INVALID_STATUS. ${idempotencyNote}`,
+      description: 'From `paid`, `processing` or `awaiting_confirmation` → `cancelled`; the buyer is ' +
+        'refunded the full amount, exactly once. With `restock: true` the stock items delivered to it ' +
+        'become available again in the same transaction (and may fill waiting orders). A completed or ' +
+        `cancelled order: 409 ORDER_INVALID_STATUS. ${idempotencyNote}`,
       security: sellerSecurity,
       params: IdParams,
       body: CancelBody,
@@ -97,8 +125,9 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function cancel (request) {
     const restock = request.body?.restock === true ? { cipher: fastify.stockCipher } : undefined
-    const order = await cancelOrder(fastify.db, request.apiKey!.shopId, request.params.id, request.body?.reason, restock)
-    return { success: true as const, data: { order } }
+    const order = await cancelOrder(fastify.db, request.apiKey!.shopId, request.params.id, request.body?.reason,
+      restock)
+    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
   })
 }
 

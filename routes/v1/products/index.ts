@@ -1,9 +1,12 @@
 // The shop's catalog: list, create, read, replace and archive products
-// (docs/api-rules.md, catalog). Rules live in db/products.ts and domain/product-rules.ts.
+// (docs/api-rules.md, catalog). Rules live in db/catalog/products.ts and domain/product-rules.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { archiveProduct, createProduct, getProduct, listExternalProducts, listProducts, replaceProduct } from '../../../db/products.js'
-import { orderNotFound } from '../../../domain/errors.js'
+import {
+  archiveProduct, createProduct, getProduct, listExternalProducts, listProducts,
+  replaceProduct
+} from '../../../db/catalog/products.js'
+import { notFound } from '../../../domain/errors.js'
 import { PRODUCT_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
@@ -12,8 +15,10 @@ import {
 } from '../../../schemas/products.js'
 
 const ProductEnvelope = Envelope(Type.Object({ product: ProductSchema }))
-const referenceRules = 'Unknown `categoryId`, or a `currencyRateId` / `imageId` that is not this shop\'s: 404 ORDER_NOT_FOUND naming the property. ' +
-  'Field rules (text and number fields have no options, number needs valueMin ≤ valueMax and valueStep > 0, select needs an option, webhooks are https), ' +
+const referenceRules = 'Unknown `categoryId`, or a `currencyRateId` / `imageId` that is not this shop\'s: 404 ' +
+  'ORDER_NOT_FOUND naming the property. ' +
+  'Field rules (text and number fields have no options, number needs valueMin ≤ valueMax and valueStep > 0, ' +
+    'select needs an option, webhooks are https), ' +
   'filters of another category and unknown field ids: 400 VALIDATION_ERROR.'
 
 /** The API representation: `imageUrl` is the public address of the image path. */
@@ -29,8 +34,10 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listProducts',
       tags: ['products'],
       summary: 'List products',
-      description: 'Full form (default): all the shop\'s products, newest first (id breaks ties), paged (`page` from 1, `limit` 1–100, default 20), with `total`; ' +
-        'optional filters `external`, `archived`, `active`. `view=reduced`: `{products}` of the non-archived products with external automation, ' +
+      description: 'Full form (default): all the shop\'s products, newest first (id breaks ties), paged ' +
+        '(`page` from 1, `limit` 1–100, default 20), with `total`; ' +
+        'optional filters `external`, `archived`, `active`. `view=reduced`: `{products}` of the non-archived ' +
+          'products with external automation, ' +
         'each with `id`, `title`, `price`, `active` and `fields` (options with `id` and `label` only), no paging.',
       security: sellerSecurity,
       querystring: ProductListQuerySchema,
@@ -53,11 +60,18 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'createProduct',
       tags: ['products'],
       summary: 'Create a product',
-      description: 'Every property of the input is required (no server defaults); unknown top-level properties are ignored. ' + referenceRules +
+      description: 'Every property of the input is required (no server defaults); unknown top-level ' +
+        'properties are ignored. ' + referenceRules +
         ' Honours `Idempotency-Key`.',
       security: sellerSecurity,
       body: ProductInputSchema,
-      response: { 201: ProductEnvelope, 409: CommonErrors[400], 413: CommonErrors[400], 422: CommonErrors[400], ...CommonErrors }
+      response: {
+        201: ProductEnvelope,
+        409: CommonErrors[400],
+        413: CommonErrors[400],
+        422: CommonErrors[400],
+        ...CommonErrors
+      }
     }
   }, async function createShopProduct (request, reply) {
     const product = await createProduct(fastify.db, request.apiKey!.shopId, request.body)
@@ -76,7 +90,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function getShopProduct (request) {
     const product = await getProduct(fastify.db, request.apiKey!.shopId, request.params.id)
-    if (!product) throw orderNotFound('Product')
+    if (!product) throw notFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
 
@@ -86,7 +100,8 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'replaceProduct',
       tags: ['products'],
       summary: 'Replace a product',
-      description: 'Full replacement with the same body as create. A field or option sent with its `id` keeps it; others get new ids. ' +
+      description: 'Full replacement with the same body as create. A field or option sent with its `id` keeps ' +
+        'it; others get new ids. ' +
         'While the product is archived `active` stays false whatever `isActive` says. ' + referenceRules,
       security: sellerSecurity,
       params: IdParams,
@@ -95,7 +110,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function replaceShopProduct (request) {
     const product = await replaceProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body)
-    if (!product) throw orderNotFound('Product')
+    if (!product) throw notFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
 
@@ -104,7 +119,8 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'archiveProduct',
       tags: ['products'],
       summary: 'Archive or un-archive a product',
-      description: '`{archived: true}` hides the product and makes it inactive; `{archived: false}` returns it from the archive but leaves it inactive. Products are never deleted.',
+      description: '`{archived: true}` hides the product and makes it inactive; `{archived: false}` returns ' +
+        'it from the archive but leaves it inactive. Products are never deleted.',
       security: sellerSecurity,
       params: IdParams,
       body: ArchiveInputSchema,
@@ -112,7 +128,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async function archiveShopProduct (request) {
     const product = await archiveProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body.archived)
-    if (!product) throw orderNotFound('Product')
+    if (!product) throw notFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
 }

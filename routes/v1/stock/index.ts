@@ -1,39 +1,35 @@
 // /v1/products/{id}/stock: the stock the service delivers from (docs/stock.md):
 // settings and counts, items added, listed (previews only) and removed. The
-// rules live in db/stock.ts and db/stock-items.ts; values never reach a log.
+// rules live in db/stock/settings.ts and db/stock/items.ts; values never reach a log.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { readStock, updateStock } from '../../../db/stock.js'
-import { addStockItems, listStockItems, removeStockItems } from '../../../db/stock-items.js'
-import { orderNotFound, validationError } from '../../../domain/errors.js'
 import { STOCK_ADD_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import {
-  RemovedStockItemSchema, StockAddBody, StockAddResult, StockItemListQuery, StockItemPage, StockPatchBody, StockRemoveBody, StockSchema
+  RemovedStockItemSchema, StockAddBody, StockAddResult, StockItemListQuery, StockItemPage, StockPatchBody,
+  StockRemoveBody, StockSchema
 } from '../../../schemas/stock.js'
+import { stockActions } from './actions.js'
 
 const StockEnvelope = Envelope(Type.Object({ stock: StockSchema }))
-const keyNote = 'Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.'
+const keyNote = 'Without `VALUES_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.'
 
 const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const stockOf = async (shopId: string, productId: string) => {
-    const stock = await readStock(fastify.db, shopId, productId)
-    if (!stock) throw orderNotFound('Product')
-    return stock
-  }
+  const actions = stockActions(fastify)
 
   fastify.get('/:id/stock', {
     schema: {
       operationId: 'getStock',
       tags: ['stock'],
       summary: 'Get a product\'s stock',
-      description: 'The stock\'s settings and its counts of available, delivered and removed items (per option when `optionFieldId` is set). Every product has one.',
+      description: 'The stock\'s settings and its counts of available, delivered and removed items (per ' +
+        'option when `optionFieldId` is set). Every product has one.',
       security: sellerSecurity,
       params: IdParams,
       response: { 200: StockEnvelope, ...CommonErrors }
     }
   }, async function getStock (request) {
-    return { success: true as const, data: { stock: await stockOf(request.apiKey!.shopId, request.params.id) } }
+    return { success: true as const, data: { stock: await actions.get(request.apiKey!.shopId, request.params.id) } }
   })
 
   fastify.patch('/:id/stock', {
@@ -41,15 +37,17 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'updateStock',
       tags: ['stock'],
       summary: 'Change a product\'s stock settings',
-      description: 'Only the properties sent change. `optionFieldId`: null, or a required, single-choice select field of the product (else 400); it changes only while no item is available (409 STOCK_NOT_EMPTY). ' +
-        'Switching `autoDelivery` to `stock` delivers the waiting orders (paid, never taken) it can, oldest first, each in full or not at all.',
+      description: 'Only the properties sent change. `optionFieldId`: null, or a required, single-choice ' +
+        'select field of the product (else 400); it changes only while no item is available (409 STOCK_NOT_EMPTY). ' +
+        'Switching `autoDelivery` to `stock` delivers the waiting orders (paid, never taken) it can, oldest ' +
+          'first, each in full or not at all.',
       security: sellerSecurity,
       params: IdParams,
       body: StockPatchBody,
       response: { 200: StockEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody) }
     }
   }, async function patchStock (request) {
-    const stock = await updateStock(fastify.db, request.apiKey!.shopId, request.params.id, request.body, fastify.stockCipher)
+    const stock = await actions.update(request.apiKey!.shopId, request.params.id, request.body)
     return { success: true as const, data: { stock } }
   })
 
@@ -60,21 +58,25 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'addStockItems',
       tags: ['stock'],
       summary: 'Add values to a product\'s stock',
-      description: 'Adds `values` (stored trimmed and encrypted), in their order. A value equal to an available or delivered item of the product, or repeated in the request, is not added and is counted in `duplicates`. ' +
-        'With `autoDelivery: stock` the waiting orders are then filled (`filledOrders`). The body is at most 8 MiB (413 beyond). Honours `Idempotency-Key`. ' + keyNote,
+      description: 'Adds `values` (stored trimmed and encrypted), in their order. A value equal to an ' +
+        'available or delivered item of the product, or repeated in the request, is not added and is counted ' +
+        'in `duplicates`. ' +
+        'With `autoDelivery: stock` the waiting orders are then filled (`filledOrders`). The body is at most ' +
+          '8 MiB (413 beyond). Honours `Idempotency-Key`. ' + keyNote,
       security: sellerSecurity,
       params: IdParams,
       body: StockAddBody,
-      response: { 201: Envelope(StockAddResult), ...CommonErrors, 409: Type.Ref(ErrorBody), 413: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
+      response: {
+        201: Envelope(StockAddResult),
+        ...CommonErrors,
+        409: Type.Ref(ErrorBody),
+        413: Type.Ref(ErrorBody),
+        422: Type.Ref(ErrorBody)
+      }
     }
   }, async function addItems (request, reply) {
-    const cipher = fastify.requireStockCipher()
-    const values = request.body.values.map((value) => value.trim())
-    const withNul = values.findIndex((value) => value.includes('\0'))
-    if (withNul !== -1) throw validationError(`Invalid request: body.values.${withNul} must not contain a NUL character.`, [{ path: `body.values.${withNul}`, message: 'must not contain a NUL character' }])
-    const shopId = request.apiKey!.shopId
-    const result = await addStockItems(fastify.db, cipher, shopId, request.params.id, values, request.body.optionId)
-    return reply.code(201).send({ success: true as const, data: { ...result, stock: await stockOf(shopId, request.params.id) } })
+    const result = await actions.add(request.apiKey!.shopId, request.params.id, request.body)
+    return reply.code(201).send({ success: true as const, data: result })
   })
 
   fastify.get('/:id/stock/items', {
@@ -82,14 +84,15 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listStockItems',
       tags: ['stock'],
       summary: 'List a product\'s stock items',
-      description: 'Newest first, `limit` 1–100 (default 50), filtered by `status` and `optionId`; `after` is the previous page\'s `nextCursor`. Items show a 4-character `preview`, never their value.',
+      description: 'Newest first, `limit` 1–100 (default 50), filtered by `status` and `optionId`; `after` is ' +
+        'the previous page\'s `nextCursor`. Items show a 4-character `preview`, never their value.',
       security: sellerSecurity,
       params: IdParams,
       querystring: StockItemListQuery,
       response: { 200: Envelope(StockItemPage), ...CommonErrors }
     }
   }, async function listItems (request) {
-    const page = await listStockItems(fastify.db, request.apiKey!.shopId, request.params.id, request.query)
+    const page = await actions.list(request.apiKey!.shopId, request.params.id, request.query)
     return { success: true as const, data: page }
   })
 
@@ -98,16 +101,21 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'removeStockItems',
       tags: ['stock'],
       summary: 'Take items back out of the stock',
-      description: 'The items `ids` (all available items of this product, each once) become `removed` and are returned with their values. ' +
-        'An id that is no item of this product: 404 NOT_FOUND; one that is not available: 409 STOCK_ITEM_UNAVAILABLE (404 wins); a repeated id: 400; nothing is removed then. ' + keyNote,
+      description: 'The items `ids` (all available items of this product, each once) become `removed` and are ' +
+        'returned with their values. ' +
+        'An id that is no item of this product: 404 NOT_FOUND; one that is not available: 409 ' +
+          'STOCK_ITEM_UNAVAILABLE (404 wins); a repeated id: 400; nothing is removed then. ' + keyNote,
       security: sellerSecurity,
       params: IdParams,
       body: StockRemoveBody,
-      response: { 200: Envelope(Type.Object({ items: Type.Array(RemovedStockItemSchema) })), ...CommonErrors, 409: Type.Ref(ErrorBody) }
+      response: {
+        200: Envelope(Type.Object({ items: Type.Array(RemovedStockItemSchema) })),
+        ...CommonErrors,
+        409: Type.Ref(ErrorBody)
+      }
     }
   }, async function removeItems (request) {
-    const cipher = fastify.requireStockCipher()
-    const items = await removeStockItems(fastify.db, cipher, request.apiKey!.shopId, request.params.id, request.body.ids)
+    const items = await actions.remove(request.apiKey!.shopId, request.params.id, request.body.ids)
     return { success: true as const, data: { items } }
   })
 }

@@ -1,0 +1,91 @@
+// The operator's side of claims (docs/claims.md), as the marketplace relays the
+// buyer: open a claim on an order, escalate a rejection, and resolve an
+// escalated claim. Idempotency keys are scoped to the operator token.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { openClaim } from '../../../db/claims/open.js'
+import { escalateClaim, resolveClaim } from '../../../db/claims/operator.js'
+import { claimText, MAX_CLAIM_NOTE } from '../../../domain/claims.js'
+import { ClaimData, ClaimSchema, EscalateClaimBody, OpenClaimBody, ResolveClaimBody } from '../../../schemas/claims.js'
+import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
+import { internalSecurity } from '../../../schemas/operator.js'
+import { OrderSchema } from '../../../schemas/orders.js'
+import { revealOrder } from '../../../domain/delivered-values.js'
+
+const errors = {
+  400: Type.Ref(ErrorBody),
+  401: Type.Ref(ErrorBody),
+  404: Type.Ref(ErrorBody),
+  409: Type.Ref(ErrorBody),
+  422: Type.Ref(ErrorBody)
+}
+
+const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { config } = fastify
+  const settings = { responseSeconds: config.CLAIM_RESPONSE_SECONDS, windowDays: config.CLAIM_WINDOW_DAYS }
+
+  fastify.post('/orders/:id/claims', {
+    config: { idempotent: true },
+    schema: {
+      operationId: 'openClaim',
+      tags: ['internal'],
+      summary: 'Open a claim as the buyer',
+      description: 'The order must be `awaiting_confirmation`, or `completed` at most `CLAIM_WINDOW_DAYS` ' +
+        'after delivery (else 409 ORDER_INVALID_STATUS). One open or escalated claim per order (409 ' +
+        'CLAIM_ALREADY_OPEN), 3 in all (409 CLAIM_LIMIT). ' +
+        '`respondBy` = now + `CLAIM_RESPONSE_SECONDS`. With the stock\'s `autoReplace`, a claim whose ' +
+          'reported values all came from stock is replaced at once (once per order) and answered already ' +
+          '`replaced`. Honours `Idempotency-Key`.',
+      security: internalSecurity,
+      params: IdParams,
+      body: OpenClaimBody,
+      response: { 201: Envelope(ClaimData), ...errors }
+    }
+  }, async function open (request, reply) {
+    const claim = await openClaim(fastify.db, request.params.id, request.body, settings, fastify.stockCipher)
+    return reply.code(201).send({ success: true as const, data: { claim } })
+  })
+
+  fastify.post('/claims/:id/escalate', {
+    config: { idempotent: true },
+    schema: {
+      operationId: 'escalateClaim',
+      tags: ['internal'],
+      summary: 'Escalate a rejected claim as the buyer',
+      description: 'A claim the shop rejected, within `CLAIM_WINDOW_DAYS` of the rejection (else 409 ' +
+        'CLAIM_INVALID_STATUS): it becomes `escalated` and waits for the shop (replace or refund) or the ' +
+        'operator\'s resolve. `text` is posted in the chat as the buyer\'s. Honours `Idempotency-Key`.',
+      security: internalSecurity,
+      params: IdParams,
+      body: EscalateClaimBody,
+      response: { 200: Envelope(ClaimData), ...errors }
+    }
+  }, async function escalate (request) {
+    const claim = await escalateClaim(fastify.db, request.params.id, request.body?.text, config.CLAIM_WINDOW_DAYS)
+    return { success: true as const, data: { claim } }
+  })
+
+  fastify.post('/claims/:id/resolve', {
+    config: { idempotent: true },
+    schema: {
+      operationId: 'resolveClaim',
+      tags: ['internal'],
+      summary: 'Resolve an escalated claim',
+      description: 'Only an `escalated` claim (else 409 CLAIM_INVALID_STATUS). `refund`: the order is ' +
+        'refunded as the shop\'s refund does; `reject`: the claim is rejected for good. Honours `Idempotency-Key`.',
+      security: internalSecurity,
+      params: IdParams,
+      body: ResolveClaimBody,
+      response: { 200: Envelope(Type.Object({ claim: ClaimSchema, order: Type.Optional(OrderSchema) })), ...errors }
+    }
+  }, async function resolve (request) {
+    const note = request.body.note === undefined ? null : claimText(request.body.note, 'body.note', MAX_CLAIM_NOTE)
+    const { claim, order } = await resolveClaim(fastify.db, request.params.id, request.body.outcome, note)
+    return {
+      success: true as const,
+      data: { claim, ...(order ? { order: revealOrder(order, fastify.stockCipher) } : {}) }
+    }
+  })
+}
+
+export default operatorClaimsRoutes

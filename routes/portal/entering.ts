@@ -1,0 +1,29 @@
+// GET /portal/enter?token=…: the operator's link (docs/portal.md). A good token,
+// opened for the first time before it expires, starts a session: the cookie is
+// set and the browser goes on to /portal/. Anything else (used, expired, unknown,
+// malformed, missing) answers 401 with a page saying so, and sets no cookie.
+import type { FastifyInstance } from 'fastify'
+import { enterWithLink } from '../../db/portal/links.js'
+import { isWellFormedLinkToken, SESSION_ABSOLUTE_MS } from '../../domain/portal-token.js'
+import { recordPortalAction } from './activity.js'
+
+export default async function entering (fastify: FastifyInstance, options: { cookieName: string }) {
+  const secure = fastify.config.PUBLIC_BASE_URL.startsWith('https://')
+
+  fastify.get('/enter', async function enterPortal (request, reply) {
+    const token = (request.query as Record<string, unknown>).token
+    const started =
+      typeof token === 'string' && isWellFormedLinkToken(token) ? await enterWithLink(fastify.db, token) : null
+    if (!started) return reply.barePage('link-invalid', 'link.invalidTitle', 401)
+    reply.setCookie(options.cookieName, started.token, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      maxAge: SESSION_ABSOLUTE_MS / 1000
+    })
+    request.portalSession = started.session
+    await recordPortalAction(fastify, request, 'session.entered', { readOnly: started.session.readOnly })
+    return reply.redirect('/portal/', 303)
+  })
+}

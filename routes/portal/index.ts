@@ -1,0 +1,121 @@
+// The seller portal at /portal (docs/portal.md): server-rendered pages (eta
+// templates through @fastify/view) made live by htmx, served by the service
+// itself. The operator's link starts a session (entering.ts); every other page
+// needs one (session.ts), and every change goes through the same actions as the
+// API call that makes it. Headers: a Content-Security-Policy without inline
+// script or style, no framing unless PORTAL_FRAME_ANCESTORS names the
+// marketplace, no referrer (a link's token never travels on), no caching.
+import cookie from '@fastify/cookie'
+import formbody from '@fastify/formbody'
+import fastifyStatic from '@fastify/static'
+import view from '@fastify/view'
+import { Eta } from 'eta'
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ApiError } from '../../domain/errors.js'
+import { errorBody, isUnavailable } from '../../plugins/errors.js'
+import activity from './activity.js'
+import apiKeys from './api-keys.js'
+import claims from './claims.js'
+import deliveryEndpoint from './delivery-endpoint.js'
+import entering from './entering.js'
+import language from './language.js'
+import { decoratePortalReplies } from './render.js'
+import { isPageRequest, requirePortalSession, sessionCookieName } from './session.js'
+import sales from './sales.js'
+import stock from './stock.js'
+import webhooks from './webhooks.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const htmxDir = join(dirname(createRequire(import.meta.url).resolve('htmx.org/package.json')), 'dist')
+/** The portal's whole JavaScript and style: htmx, its configuration lives in the page's meta tag, and ours. */
+const ASSETS = new Set(['/htmx.min.js', '/portal.js', '/portal.css'])
+
+/** The codes the portal answers as the JSON envelope, not as a page (docs/portal.md). */
+const ENVELOPE_CODES = new Set(['SESSION_INVALID', 'CSRF_INVALID', 'READ_ONLY'])
+
+export function contentSecurityPolicy (frameAncestors: string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`
+  ].join('; ')
+}
+
+export default async function portal (fastify: FastifyInstance) {
+  const { config } = fastify
+  const frameAncestors = (config.PORTAL_FRAME_ANCESTORS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean)
+  const csp = contentSecurityPolicy(frameAncestors)
+  const cookieName = sessionCookieName(config.PUBLIC_BASE_URL)
+
+  await fastify.register(cookie)
+  await fastify.register(formbody)
+  await fastify.register(view, {
+    engine: { eta: new Eta({ cache: true }) },
+    root: join(here, 'views'),
+    production: true
+  })
+  await fastify.register(fastifyStatic, {
+    root: [join(here, 'static'), htmxDir],
+    prefix: '/assets/',
+    allowedPath: (pathName) => ASSETS.has(pathName),
+    decorateReply: false
+  })
+  decoratePortalReplies(fastify)
+
+  fastify.addHook('onRequest', async function portalHeaders (request, reply) {
+    reply.header('content-security-policy', csp)
+    if (frameAncestors.length === 0) reply.header('x-frame-options', 'DENY')
+    reply.header('referrer-policy', 'no-referrer')
+    reply.header('x-content-type-options', 'nosniff')
+    if (!request.url.startsWith('/portal/assets/')) reply.header('cache-control', 'no-store')
+  })
+
+  fastify.setErrorHandler(async function portalError (err: FastifyError, request, reply) {
+    if (err instanceof ApiError && ENVELOPE_CODES.has(err.code)) {
+      return reply.code(err.statusCode).send(errorBody(err.code, err.message))
+    }
+    if ((err instanceof ApiError && err.statusCode === 404) || err.validationContext === 'params') {
+      return reply.portalPage('not-found', { title: 'errors.notFound' }, 404)
+    }
+    if (err instanceof ApiError || (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)) {
+      return reply.portalPage('problem', { title: 'errors.title', message: err.message }, err.statusCode ?? 400)
+    }
+    if (!isUnavailable(err)) request.log.error({ err }, 'portal page failed')
+    return reply.portalPage(
+      'unexpected',
+      { title: 'errors.unexpected', reference: request.id },
+      isUnavailable(err) ? 503 : 500
+    )
+  })
+  fastify.setNotFoundHandler(async function portalNotFound (request, reply) {
+    if (!isPageRequest(request)) return reply.code(404).send(errorBody('NOT_FOUND', 'Not found.'))
+    return reply.portalPage('not-found', { title: 'errors.notFound' }, 404)
+  })
+
+  await fastify.register(entering, { cookieName })
+  await fastify.register(async function shopPages (scope) {
+    requirePortalSession(scope, cookieName, (reply) => reply.barePage('session-ended', 'session.endedTitle', 401))
+    scope.get('/', async function portalHome (_request, reply) {
+      return reply.redirect('/portal/api-keys', 303)
+    })
+    await scope.register(language)
+    await scope.register(apiKeys, { prefix: '/api-keys' })
+    await scope.register(webhooks, { prefix: '/webhooks' })
+    await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })
+    await scope.register(stock, { prefix: '/stock' })
+    await scope.register(claims, { prefix: '/claims' })
+    await scope.register(sales, { prefix: '/sales' })
+    await scope.register(activity, { prefix: '/activity' })
+  })
+}

@@ -1,0 +1,106 @@
+// Rendering the portal's pages: every page gets the session's language, CSRF
+// token and navigation; a form that failed gets the API's error, summarised at
+// the top and next to its field (the GOV.UK pattern). Pages answering a POST
+// tell htmx which address to show, so a reload never repeats the POST.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
+import { ApiError, type ErrorDetail } from '../../domain/errors.js'
+import type { PortalLocale } from '../../domain/portal-token.js'
+import { fieldMessage } from './i18n/api-messages.js'
+import { timeFormatter, translator, type MessageKey } from './i18n/index.js'
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Renders `template` in the shop's layout, with `status` (200 by default). */
+    portalPage: (template: string, data: PageData, status?: number) => Promise<FastifyReply>
+    /** Renders `template` in the bare layout (no session: the link and session-ended pages, in both languages). */
+    barePage: (template: string, title: MessageKey, status: number) => Promise<FastifyReply>
+  }
+}
+
+export interface PageData {
+  section?: Section
+  /** The page's heading and title. */
+  title: MessageKey
+  titleParams?: Record<string, string | number>
+  /** The address the page is at (for a page answering a POST). */
+  canonical?: string
+  errors?: FormErrors
+  notice?: string
+  [key: string]: unknown
+}
+
+export interface FormErrors {
+  summary: Array<{ href?: string; text: string }>
+  fields: Record<string, string>
+}
+
+/** Fields of a form: the body path's first segment → the input's id and label. */
+export type FormFields = Record<string, { id: string; label: MessageKey }>
+
+/**
+ * The API's error as a form's errors: each detail next to the field its path
+ * names (`body.url` → url), and in the summary linked to it; an error without
+ * details (a limit, a conflict) in the summary, next to `field` when given.
+ */
+export function formErrors (err: ApiError, locale: PortalLocale, fields: FormFields = {}, field?: string): FormErrors {
+  const t = translator(locale)
+  const errors: FormErrors = { summary: [], fields: {} }
+  const add = (name: string | undefined, apiMessage: string) => {
+    const message = fieldMessage(locale, apiMessage)
+    const target = name === undefined ? undefined : fields[name]
+    if (!target) return errors.summary.push({ text: message })
+    errors.fields[name!] ??= message
+    errors.summary.push({ href: `#${target.id}`, text: t('errors.field', { label: t(target.label), message }) })
+  }
+  const details: ErrorDetail[] = err.details ?? []
+  if (details.length === 0) add(field, err.message)
+  for (const detail of details) add(detail.path.split('.')[1], detail.message)
+  return errors
+}
+
+const templateName = (name: string) => `${name}.eta`
+
+export function decoratePortalReplies (fastify: FastifyInstance) {
+  fastify.decorateReply(
+    'portalPage',
+    async function portalPage (this: FastifyReply, template: string, data: PageData, status = 200) {
+      const request: FastifyRequest = this.request
+      const session = request.portalSession
+      const locale: PortalLocale = session?.locale ?? DEFAULT_LOCALE
+      const t = translator(locale)
+      const path = (data.canonical ?? request.url).split('?')[0]
+      if (request.method !== 'GET' && request.method !== 'HEAD') this.header('hx-push-url', data.canonical ?? path)
+      this.code(status).type('text/html; charset=utf-8')
+      return this.view(
+        templateName(template),
+        {
+          ...data,
+          heading: t(data.title, data.titleParams),
+          t,
+          fmt: timeFormatter(locale),
+          locale,
+          path,
+          session,
+          nav: navigation.map((entry) => ({
+            href: entry.href,
+            label: t(entry.label),
+            current: entry.section === data.section
+          }))
+        },
+        { layout: 'layout.eta' }
+      )
+    }
+  )
+  fastify.decorateReply(
+    'barePage',
+    async function barePage (this: FastifyReply, template: string, title: MessageKey, status: number) {
+      this.code(status).type('text/html; charset=utf-8')
+      return this.view(
+        templateName(template),
+        { en: translator('en'), ru: translator('ru'), titleKey: title },
+        { layout: 'bare.eta' }
+      )
+    }
+  )
+}

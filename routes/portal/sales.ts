@@ -1,0 +1,87 @@
+// The Sales page (docs/portal.md): the shop's sales statistics (docs/sales-stats.md)
+// as a chart and a table, for a range, a grouping and a time zone the seller picks.
+// The form is a GET: the page's address holds the choice (a reload or a bookmark
+// shows the same figures). The query is checked by the API's own schema and rules
+// and answered by the same statement as GET /v1/stats/sales.
+import type { FastifyInstance } from 'fastify'
+import { salesStats } from '../../db/stats/sales.js'
+import { DEFAULT_SALES_TIME_ZONE, SALES_GROUPINGS, salesRange, type SalesGrouping } from '../../domain/sales-stats.js'
+import type { PortalLocale } from '../../domain/portal-token.js'
+import { SalesStatsQuery, type SalesStats } from '../../schemas/stats.js'
+import { attempt, formOf, text, validated } from './forms.js'
+import type { Translate } from './i18n/index.js'
+import { formErrors, type FormFields } from './render.js'
+import { salesChart } from './sales-chart.js'
+
+const fields: FormFields = {
+  from: { id: 'from', label: 'sales.from' },
+  to: { id: 'to', label: 'sales.to' },
+  groupBy: { id: 'group-by', label: 'sales.groupBy' },
+  tz: { id: 'tz', label: 'sales.tz' }
+}
+
+/** Time zones offered in the field's list (any other IANA name can be typed). */
+const ZONES = [
+  'Europe/Kaliningrad', 'Europe/Moscow', 'Europe/Samara', 'Asia/Yekaterinburg', 'Asia/Omsk', 'Asia/Novosibirsk',
+  'Asia/Krasnoyarsk', 'Asia/Irkutsk', 'Asia/Yakutsk', 'Asia/Vladivostok', 'Asia/Magadan', 'Asia/Kamchatka',
+  'Europe/Minsk', 'Europe/Kyiv', 'Asia/Almaty', 'Asia/Tashkent', 'Asia/Tbilisi', 'Europe/Berlin', 'UTC'
+]
+
+/** Money the locale's way, always two decimals, with the ruble sign. */
+const moneyFormat = (locale: PortalLocale) => {
+  const format = new Intl.NumberFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2
+  })
+  return (value: number) => `${format.format(value)} ₽`
+}
+
+/** A row's period or product the locale's way: a day, the week from its Monday, a month. */
+function periodLabel (t: Translate, locale: PortalLocale, groupBy: SalesGrouping) {
+  const tag = locale === 'ru' ? 'ru-RU' : 'en-GB'
+  const day = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeZone: 'UTC' })
+  const month = new Intl.DateTimeFormat(tag, { month: 'long', year: 'numeric', timeZone: 'UTC' })
+  return (row: SalesStats['rows'][number]) => {
+    if (groupBy === 'product') return row.productTitle ?? ''
+    const date = new Date(`${row.period}T00:00:00Z`)
+    if (groupBy === 'month') return month.format(date)
+    return groupBy === 'week' ? t('sales.weekOf', { day: day.format(date) }) : day.format(date)
+  }
+}
+
+export default async function salesPage (fastify: FastifyInstance) {
+  fastify.get('/', async function sales (request, reply) {
+    const session = request.portalSession!
+    const form = formOf(request.query)
+    // A field left empty takes its default, as when the parameter is absent.
+    const query = Object.fromEntries(
+      ['from', 'to', 'groupBy', 'tz'].map((name) => [name, text(form, name).trim()]).filter(([, value]) => value !== '')
+    )
+    const values = { from: '', to: '', groupBy: 'day', tz: DEFAULT_SALES_TIME_ZONE, ...query }
+    const answer = await attempt(async () => {
+      const checked = validated(SalesStatsQuery, { ...query })
+      const range = salesRange(checked)
+      return salesStats(fastify.db, session.shopId, range, checked.groupBy)
+    })
+    const locale = session.locale
+    const common = {
+      section: 'sales' as const,
+      title: 'sales.title' as const,
+      groupings: SALES_GROUPINGS,
+      zones: ZONES,
+      explicitZone: query.tz !== undefined
+    }
+    if (!answer.ok) {
+      return reply.portalPage('sales', { ...common, values, errors: formErrors(answer.error, locale, fields) }, 400)
+    }
+    const stats = answer.value
+    return reply.portalPage('sales', {
+      ...common,
+      values: { ...values, from: stats.from, to: stats.to, groupBy: stats.groupBy, tz: stats.tz },
+      stats,
+      money: moneyFormat(locale),
+      periodLabel: (translate: Translate) => periodLabel(translate, locale, stats.groupBy),
+      chart: salesChart(stats)
+    })
+  })
+}

@@ -1,0 +1,101 @@
+// What each /v1/delivery-endpoint call does once its input passed the schema:
+// the URL rules, the not-found errors, the view, and the test call (a real signed
+// request for a sample order through the webhook worker's sender, judged without
+// storing anything or showing the values). Called by the seller API's routes and
+// by the portal's Delivery endpoint page alike.
+import { randomUUID } from 'node:crypto'
+import type { Static } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import {
+  deleteDeliveryEndpoint,
+  deliveryEndpointTarget,
+  findDeliveryEndpoint,
+  putDeliveryEndpoint,
+  rotateDeliverySecret,
+  sampleOrder
+} from '../../../db/delivery-endpoint/endpoint.js'
+import { judgeAnswer } from '../../../domain/delivery-answer.js'
+import { DELIVERY_REQUEST_TYPE } from '../../../domain/event-types.js'
+import { checkWebhookUrl } from '../../../domain/webhook-url.js'
+import { ApiError, notFound, validationError } from '../../../domain/errors.js'
+import type {
+  DeliveryEndpointBody,
+  DeliveryEndpointSchema,
+  DeliveryTestBody,
+  DeliveryTestResult
+} from '../../../schemas/delivery-endpoint.js'
+import { webhookBody } from '../../../webhooks/body.js'
+
+export type DeliveryEndpointView = Static<typeof DeliveryEndpointSchema>
+export type DeliveryTestView = Static<typeof DeliveryTestResult>
+
+export const deliveryEndpointNotFound = () =>
+  new ApiError('NOT_FOUND', 'No delivery endpoint is registered: PUT /v1/delivery-endpoint first.')
+
+/** The endpoint as the API returns it (DeliveryEndpointSchema). */
+function deliveryEndpointView (row: { url: string; createdAt: Date; updatedAt: Date }): DeliveryEndpointView {
+  return { url: row.url, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }
+}
+
+export function deliveryEndpointActions (fastify: FastifyInstance) {
+  const { config } = fastify
+  const egressRules = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }
+
+  return {
+    /** The shop's endpoint, or undefined when none is registered. */
+    async find (shopId: string) {
+      const endpoint = await findDeliveryEndpoint(fastify.db, shopId)
+      return endpoint ? deliveryEndpointView(endpoint) : undefined
+    },
+
+    async put (shopId: string, body: Static<typeof DeliveryEndpointBody>) {
+      const check = checkWebhookUrl(body.url, egressRules)
+      if (!check.ok) {
+        throw validationError(`Invalid request: body.url ${check.problem}.`, [
+          { path: 'body.url', message: check.problem }
+        ])
+      }
+      const { endpoint, secret } = await putDeliveryEndpoint(fastify.db, shopId, check.url)
+      return { deliveryEndpoint: deliveryEndpointView(endpoint), ...(secret === null ? {} : { secret }) }
+    },
+
+    async remove (shopId: string) {
+      const endpoint = await deleteDeliveryEndpoint(fastify.db, shopId)
+      if (!endpoint) throw deliveryEndpointNotFound()
+      return deliveryEndpointView(endpoint)
+    },
+
+    async rotateSecret (shopId: string) {
+      const rotated = await rotateDeliverySecret(fastify.db, shopId)
+      if (!rotated) throw deliveryEndpointNotFound()
+      return { deliveryEndpoint: deliveryEndpointView(rotated.endpoint), secret: rotated.secret }
+    },
+
+    /** `callerGone` fires when the caller went away (no wait for an answer nobody reads): lib/client-gone.ts. */
+    async test (
+      shopId: string, body: Static<typeof DeliveryTestBody>, callerGone: AbortSignal
+    ): Promise<DeliveryTestView> {
+      const target = await deliveryEndpointTarget(fastify.db, shopId)
+      if (!target) throw deliveryEndpointNotFound()
+      const order = await sampleOrder(fastify.db, shopId, body.productId, body.quantity ?? 1)
+      if (!order) throw notFound('Product')
+      const sent = await fastify.webhookWorker.sender.send({
+        url: target.url,
+        webhookId: randomUUID(),
+        body: webhookBody(DELIVERY_REQUEST_TYPE, new Date().toISOString(), { order, test: true }),
+        secrets: target.secrets,
+        // The answer's own timeout is DELIVERY_TIMEOUT_MS (`answer`); this one bounds the rest.
+        signal: AbortSignal.any([callerGone, AbortSignal.timeout(config.DELIVERY_TIMEOUT_MS + 1000)]),
+        answer: { timeoutMs: config.DELIVERY_TIMEOUT_MS }
+      })
+      const judged = judgeAnswer(sent)
+      return {
+        ok: judged.ok,
+        statusCode: sent.statusCode,
+        durationMs: sent.durationMs,
+        valuesCount: judged.ok ? judged.values.length : judged.valuesCount,
+        problems: judged.problems
+      }
+    }
+  }
+}
