@@ -63,7 +63,9 @@ function answer (res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** A request handler for `node:http` (or anything that passes IncomingMessage / ServerResponse). */
-export function deliveryHandler (secret: string, supply: Supply): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function deliveryHandler (
+  secret: string, supply: Supply
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const webhook = new Webhook(secret)
   return async function handleDeliveryRequest (req, res) {
     if (req.method !== 'POST') return answer(res, 405, { error: 'POST only' })
@@ -78,7 +80,8 @@ export function deliveryHandler (secret: string, supply: Supply): (req: Incoming
       return answer(res, 401, { error: 'invalid signature' })
     }
     try {
-      const values = await supply(request.data.order, { webhookId: String(req.headers['webhook-id']), test: request.data.test })
+      const values = await supply(request.data.order,
+        { webhookId: String(req.headers['webhook-id']), test: request.data.test })
       answer(res, 200, { values })
     } catch (err) {
       if (err instanceof CannotSupply) return answer(res, 409, { error: err.message })

@@ -20,14 +20,20 @@ export class SellerApiError extends Error {
     this.name = 'SellerApiError'
   }
 
-  /** From a response that is not 2xx (its envelope, or the status alone when the body is not one). */
+  /**
+   * From a response that is not 2xx: its envelope, or the status alone when the
+   * body is not one. What a proxy in between sends is not trusted to be the
+   * envelope: `{"error": {"code": 503}}` (a number) gives the status's code.
+   */
   static from (response: Response, body: unknown): SellerApiError {
-    const error = (body as { error?: { code?: ErrorCode, message?: string, details?: ErrorDetail[] } } | undefined)?.error
+    const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined
+    const fields = typeof error === 'object' && error !== null ? error : {}
+    const { code, message, details } = fields as { code?: unknown, message?: unknown, details?: unknown }
     return new SellerApiError(
       response.status,
-      error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
-      error?.message ?? `HTTP ${response.status}`,
-      error?.details ?? [],
+      typeof code === 'string' ? code as ErrorCode : (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
+      typeof message === 'string' ? message : `HTTP ${response.status}`,
+      Array.isArray(details) ? details as ErrorDetail[] : [],
       response.headers.get('x-request-id')
     )
   }

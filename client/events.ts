@@ -31,13 +31,22 @@ export async function * followEvents (client: SellerClient, options: FollowOptio
     let page: EventPage
     try {
       page = await unwrap(client.GET('/v1/events', {
-        params: { query: { after, types: options.types?.join(','), wait: options.wait ?? 30, limit: options.limit ?? 50 } },
+        params: {
+          query: {
+            after,
+            types: options.types?.join(','),
+            wait: options.wait ?? 30,
+            limit: options.limit ?? 50
+          }
+        },
         signal: options.signal
       }))
     } catch (err) {
       if (options.signal?.aborted) return
       // The service is away: wait a little and poll again from the same cursor.
-      if (err instanceof SellerApiError && (err.code === 'NETWORK_ERROR' || err.status === 429 || err.status === 502 || err.status === 503 || err.status === 504)) {
+      const away = err instanceof SellerApiError &&
+        (err.code === 'NETWORK_ERROR' || [429, 502, 503, 504].includes(err.status))
+      if (away) {
         await sleep(1000, undefined, { signal: options.signal }).catch(() => {})
         continue
       }

@@ -16,5 +16,8 @@ export { followEvents, type EventPage, type FollowOptions } from './events.js'
 export { verifyWebhook, type WebhookEvent } from './webhooks.js'
 export { productInput, type Product, type ProductInput } from './products.js'
 export { addStock, STOCK_VALUES_PER_CALL, type AddStockResult, type Stock } from './stock.js'
-export { CannotSupply, deliveryHandler, type DeliveryRequest, type Supply, type SupplyContext } from './delivery-endpoint.js'
+export {
+  CannotSupply, deliveryHandler, type DeliveryRequest, type Supply,
+  type SupplyContext
+} from './delivery-endpoint.js'
 export type { components, paths, operations } from './schema.js'

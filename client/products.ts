@@ -9,7 +9,10 @@ export type ProductInput = components['schemas']['ProductInput']
 
 /** The PUT body of `product` (`active` renamed to `isActive`), with `changes` applied on top. */
 export function productInput (product: Product, changes: Partial<ProductInput> = {}): ProductInput {
-  const { categoryId, title, description, active, external, currencyRateId, price, imageId, employeeReward, fields, filters } = product
+  const {
+    categoryId, title, description, active, external, currencyRateId, price, imageId, employeeReward, fields,
+    filters
+  } = product
   return {
     categoryId,
     title,

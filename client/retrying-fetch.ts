@@ -16,19 +16,25 @@ export interface RetryOptions {
   maxDelayMs?: number
 }
 
-/** Seller operations that accept an Idempotency-Key: creating a product, take / deliver / cancel, posting a message, adding stock. */
+/**
+ * Seller operations that accept an Idempotency-Key: creating a product, take / deliver / cancel, posting a
+ * message, adding stock.
+ */
 const idempotentPost = /^\/v1\/(products|products\/[^/]+\/stock\/items|orders\/[^/]+\/(take|deliver|cancel|messages))\/?$/
 
 const retriedWhenRepeatable = new Set([502, 503, 504])
 
-export function retryingFetch (apiKey: string, options: RetryOptions = {}, baseFetch: typeof fetch = fetch): (request: Request) => Promise<Response> {
+export function retryingFetch (
+  apiKey: string, options: RetryOptions = {}, baseFetch: typeof fetch = fetch
+): (request: Request) => Promise<Response> {
   const attempts = options.attempts ?? 4
   const baseDelayMs = options.baseDelayMs ?? 500
   const maxDelayMs = options.maxDelayMs ?? 30_000
   return async function send (input: Request): Promise<Response> {
     const request = new Request(input)
     request.headers.set('authorization', `Bearer ${apiKey}`)
-    if (request.method === 'POST' && idempotentPost.test(new URL(request.url).pathname) && !request.headers.has('idempotency-key')) {
+    const idempotent = request.method === 'POST' && idempotentPost.test(new URL(request.url).pathname)
+    if (idempotent && !request.headers.has('idempotency-key')) {
       request.headers.set('idempotency-key', randomUUID())
     }
     const repeatable = request.method === 'GET' || request.headers.has('idempotency-key')

@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * Add values to a product's stock
-         * @description Adds `values` (stored trimmed and encrypted), in their order. A value equal to an available or delivered item of the product, or repeated in the request, is not added and is counted in `duplicates`. With `autoDelivery: stock` the waiting orders are then filled (`filledOrders`). The body is at most 8 MiB (413 beyond). Honours `Idempotency-Key`. Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
+         * @description Adds `values` (stored trimmed and encrypted), in their order. A value equal to an available or delivered item of the product, or repeated in the request, is not added and is counted in `duplicates`. With `autoDelivery: stock` the waiting orders are then filled (`filledOrders`). The body is at most 8 MiB (413 beyond). Honours `Idempotency-Key`. Without `VALUES_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
          */
         post: operations["addStockItems"];
         delete?: never;
@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Take items back out of the stock
-         * @description The items `ids` (all available items of this product, each once) become `removed` and are returned with their values. An id that is no item of this product: 404 NOT_FOUND; one that is not available: 409 STOCK_ITEM_UNAVAILABLE (404 wins); a repeated id: 400; nothing is removed then. Without `STOCK_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
+         * @description The items `ids` (all available items of this product, each once) become `removed` and are returned with their values. An id that is no item of this product: 404 NOT_FOUND; one that is not available: 409 STOCK_ITEM_UNAVAILABLE (404 wins); a repeated id: 400; nothing is removed then. Without `VALUES_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.
          */
         post: operations["removeStockItems"];
         delete?: never;
@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image
-         * @description multipart/form-data with exactly one part, a file named `file` (at most 10 MB, larger: 413; any other part: 400). The type is read from the bytes: JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever Content-Type the part claims. Pass the returned `id` as a product's `imageId`; the file is public at PUBLIC_BASE_URL + `/` + `filePath`.
+         * @description multipart/form-data with exactly one part, a file named `file` (at most 10 MB, larger: 413; any other part: 400). The type is read from the bytes: JPEG, PNG, WebP or GIF; anything else (SVG, HTML, PDF, empty) is 400 VALIDATION_ERROR whatever Content-Type the part claims. Pass the returned `id` as a product's `imageId`; the file is public at the service's base URL + `/` + `filePath`, which is `GET /media/{file}` with `file` the name after `media/`.
          */
         post: operations["uploadImage"];
         delete?: never;
@@ -389,7 +389,7 @@ export interface paths {
         };
         /**
          * Follow the shop's events
-         * @description Every order change and chat message of the shop's orders with automation, oldest first, in commit order. Pass the previous `nextCursor` as `after` each time and you receive every event exactly once, whichever instance answers. With `wait` > 0 and nothing new, the request is held until an event of the shop commits (answered within about 100 ms) or `wait` seconds pass (then `events` is `[]` and `nextCursor` the position you asked for). A held request counts once against the rate limit. Events are kept 30 days; an older cursor is 410 CURSOR_EXPIRED.
+         * @description Every event of the shop, oldest first, in commit order: the changes and chat messages of its orders with automation, its products' stock signals and the orders its delivery endpoint could not supply (the kinds: `types`). Pass the previous `nextCursor` as `after` each time and you receive every event exactly once, whichever instance answers. With `wait` > 0 and nothing new, the request is held until an event of the shop commits (answered within about 100 ms) or `wait` seconds pass (then `events` is `[]` and `nextCursor` the position you asked for). A held request counts once against the rate limit. Events are kept 30 days; an older cursor is 410 CURSOR_EXPIRED.
          */
         get: operations["listEvents"];
         put?: never;
@@ -640,8 +640,429 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List claims
+         * @description The shop's claims, newest first, filtered by `status` (one or several, comma-separated) and `productId`; `after` is the previous page's `nextCursor`.
+         */
+        get: operations["listClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a claim
+         * @description One claim of the shop; another shop's is 404 NOT_FOUND.
+         */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{id}/replace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the reported values
+         * @description An `open` or `escalated` claim. With `values` (one per reported position): they take those positions in `deliveredValues`. Without: that many items are taken from the product's stock, oldest first (of the order's option), in the same transaction; too few: 409 STOCK_INSUFFICIENT and nothing changes. The reported stock items become `defective` (never sold again). The order keeps its status; the feed gets `order.updated` then `claim.resolved`. A claim reporting no value: 400. Honours `Idempotency-Key`. Of concurrent actions on one claim exactly one wins; the others get 409 CLAIM_INVALID_STATUS.
+         */
+        post: operations["replaceClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund the claimed order
+         * @description An `open` or `escalated` claim: the whole order is refunded and `cancelled`, from `awaiting_confirmation` (a `refund` ledger row) or `completed` (a `debit` row taking the shop's credit back, and a `refund` row). The reported stock items become `defective`. The feed gets `order.cancelled` then `claim.resolved`. Honours `Idempotency-Key`. Of concurrent actions on one claim exactly one wins; the others get 409 CLAIM_INVALID_STATUS.
+         */
+        post: operations["refundClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a claim
+         * @description An `open` claim, with a `note` saying why. The buyer may escalate it within `CLAIM_WINDOW_DAYS`. Honours `Idempotency-Key`. Of concurrent actions on one claim exactly one wins; the others get 409 CLAIM_INVALID_STATUS.
+         */
+        post: operations["rejectClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/sales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sales statistics
+         * @description Orders bought, their quantity and amounts (`gross`), refunds and credits (credits minus debits) of the shop's products with automation, by day, ISO week, month (in the time zone `tz`, every period present, oldest first) or by product (gross descending). `totals` sums the rows. Defaults: the 30 days up to today in `Europe/Moscow`, by day. At most 366 days; `from` after `to`, a date that does not exist or an unknown zone: 400. `refunded` and `credited` are the ledger's rows dated in the period, so over any range `credited` is what the shop's balance gained.
+         */
+        get: operations["getSalesStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.paid
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.paid` (or are `[]`). A buyer paid for an order (a new `paid` order).
+         */
+        post: operations["orderPaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.taken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.taken
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.taken` (or are `[]`). The order was taken into work: `paid` → `processing`.
+         */
+        post: operations["orderTakenWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivered
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.delivered` (or are `[]`). The order was delivered: `processing` → `awaiting_confirmation`.
+         */
+        post: operations["orderDeliveredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.cancelled` (or are `[]`). The order was cancelled and the buyer refunded.
+         */
+        post: operations["orderCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.completed
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.completed` (or are `[]`). The buyer confirmed receipt: `awaiting_confirmation` → `completed`, the shop is credited.
+         */
+        post: operations["orderCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.created
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `message.created` (or are `[]`). A message in the order chat, from the buyer, the seller or the system.
+         */
+        post: operations["messageCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock.low
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `stock.low` (or are `[]`). A product's stock (or a variant's) fell to its low-stock threshold.
+         */
+        post: operations["stockLowWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock.empty": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock.empty
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `stock.empty` (or are `[]`). A product's stock (or a variant's) has no available item left.
+         */
+        post: operations["stockEmptyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivery_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_failed
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.delivery_failed` (or are `[]`). The shop's delivery endpoint could not supply the order (after the last attempt, or at once on 409 / 422, or its endpoint was deleted): it stays `paid` for a bot or a person.
+         */
+        post: operations["orderDeliveryFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.opened
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `claim.opened` (or are `[]`). A buyer reported delivered values of an order (the claim as opened).
+         */
+        post: operations["claimOpenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.escalated
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `claim.escalated` (or are `[]`). The buyer escalated a rejected claim: it waits for the shop or the marketplace.
+         */
+        post: operations["claimEscalatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.resolved
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `claim.resolved` (or are `[]`). A claim was replaced, refunded or rejected (by the shop, automatically, or by the marketplace).
+         */
+        post: operations["claimResolvedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.updated
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `order.updated` (or are `[]`). The order's delivered values changed (a claim's replacement); its status did not.
+         */
+        post: operations["orderUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent only by `POST /v1/webhook-endpoints/{id}/test`, only to that endpoint, whatever its `eventTypes`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivery_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_requested
+         * @description Sent to the shop's delivery endpoint for each paid order of a product with `autoDelivery: "endpoint"` (`test: true` from `POST /v1/delivery-endpoint/test`).
+         */
+        post: operations["deliveryRequestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Error response */
@@ -662,64 +1083,7 @@ export interface components {
          * @description The order right after the change, exactly as `GET /v1/orders/{id}` returned it then.
          */
         OrderEventData: {
-            /** Order */
-            order: {
-                /**
-                 * Format: uuid
-                 * @description Opaque identifier (UUID).
-                 */
-                id: string;
-                /**
-                 * @description `paid` → `processing` (take) → `awaiting_confirmation` (deliver) → `completed` (buyer confirms); `cancelled` from any of the first three.
-                 * @enum {string}
-                 */
-                status: "paid" | "processing" | "awaiting_confirmation" | "completed" | "cancelled";
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC with milliseconds.
-                 */
-                createdAt: string;
-                /**
-                 * Format: uuid
-                 * @description Opaque identifier (UUID).
-                 */
-                productId: string;
-                /** @description The product's title at the time of purchase. */
-                productTitle: string;
-                quantity: number;
-                /** @description Rubles the buyer paid for the whole order. */
-                amount: number;
-                /** @description Values the buyer supplied for the product's fields. */
-                fieldValues: {
-                    /**
-                     * Format: uuid
-                     * @description Opaque identifier (UUID).
-                     */
-                    fieldId: string;
-                    label: string;
-                    /** @description For a select field, the chosen option labels. */
-                    value: string;
-                }[];
-                /**
-                 * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
-                 * @enum {string}
-                 */
-                assigneeType: "user" | "api" | "auto";
-                /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
-                deliveredValue: string | null;
-                /** @description The issued values attached at delivery; `[]` before. */
-                deliveredValues: string[];
-                /**
-                 * Format: date-time
-                 * @description Null until taken.
-                 */
-                takenAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description Null until delivered.
-                 */
-                deliveredAt: string | null;
-            };
+            order: components["schemas"]["Order"];
         };
         /**
          * MessageEventData
@@ -731,25 +1095,7 @@ export interface components {
              * @description Opaque identifier (UUID).
              */
             orderId: string;
-            /** Message */
-            message: {
-                /**
-                 * Format: uuid
-                 * @description Opaque identifier (UUID).
-                 */
-                id: string;
-                /**
-                 * @description `seller`: posted through this API; `buyer`: the buyer; `system`: the marketplace.
-                 * @enum {string}
-                 */
-                senderRole: "seller" | "buyer" | "system";
-                text: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC with milliseconds.
-                 */
-                createdAt: string;
-            };
+            message: components["schemas"]["Message"];
         };
         /**
          * StockLowEventData
@@ -793,66 +1139,16 @@ export interface components {
          * @description The order (still `paid`) and why its delivery request failed.
          */
         OrderDeliveryFailedEventData: {
-            /** Order */
-            order: {
-                /**
-                 * Format: uuid
-                 * @description Opaque identifier (UUID).
-                 */
-                id: string;
-                /**
-                 * @description `paid` → `processing` (take) → `awaiting_confirmation` (deliver) → `completed` (buyer confirms); `cancelled` from any of the first three.
-                 * @enum {string}
-                 */
-                status: "paid" | "processing" | "awaiting_confirmation" | "completed" | "cancelled";
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC with milliseconds.
-                 */
-                createdAt: string;
-                /**
-                 * Format: uuid
-                 * @description Opaque identifier (UUID).
-                 */
-                productId: string;
-                /** @description The product's title at the time of purchase. */
-                productTitle: string;
-                quantity: number;
-                /** @description Rubles the buyer paid for the whole order. */
-                amount: number;
-                /** @description Values the buyer supplied for the product's fields. */
-                fieldValues: {
-                    /**
-                     * Format: uuid
-                     * @description Opaque identifier (UUID).
-                     */
-                    fieldId: string;
-                    label: string;
-                    /** @description For a select field, the chosen option labels. */
-                    value: string;
-                }[];
-                /**
-                 * @description `api` once the order is taken through this API; `auto` when the service delivered it itself, from stock or with the values its delivery endpoint answered.
-                 * @enum {string}
-                 */
-                assigneeType: "user" | "api" | "auto";
-                /** @description `deliveredValues` joined by a line feed; null before delivery or when nothing was attached. */
-                deliveredValue: string | null;
-                /** @description The issued values attached at delivery; `[]` before. */
-                deliveredValues: string[];
-                /**
-                 * Format: date-time
-                 * @description Null until taken.
-                 */
-                takenAt: string | null;
-                /**
-                 * Format: date-time
-                 * @description Null until delivered.
-                 */
-                deliveredAt: string | null;
-            };
+            order: components["schemas"]["Order"];
             /** @description What was wrong with the last attempt, in words (never the values). */
             reason: string;
+        };
+        /**
+         * ClaimEventData
+         * @description The claim right after the change, as `GET /v1/claims/{id}` returned it then.
+         */
+        ClaimEventData: {
+            claim: components["schemas"]["Claim"];
         };
         /**
          * OrderPaidEvent
@@ -1026,10 +1322,317 @@ export interface components {
             data: components["schemas"]["OrderDeliveryFailedEventData"];
         };
         /**
+         * ClaimOpenedEvent
+         * @description A buyer reported delivered values of an order (the claim as opened).
+         */
+        ClaimOpenedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "claim.opened";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["ClaimEventData"];
+        };
+        /**
+         * ClaimEscalatedEvent
+         * @description The buyer escalated a rejected claim: it waits for the shop or the marketplace.
+         */
+        ClaimEscalatedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "claim.escalated";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["ClaimEventData"];
+        };
+        /**
+         * ClaimResolvedEvent
+         * @description A claim was replaced, refunded or rejected (by the shop, automatically, or by the marketplace).
+         */
+        ClaimResolvedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "claim.resolved";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["ClaimEventData"];
+        };
+        /**
+         * OrderUpdatedEvent
+         * @description The order's delivered values changed (a claim's replacement); its status did not.
+         */
+        OrderUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "order.updated";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
          * Event
          * @description One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.
          */
-        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"] | components["schemas"]["OrderDeliveryFailedEvent"];
+        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"] | components["schemas"]["OrderDeliveryFailedEvent"] | components["schemas"]["ClaimOpenedEvent"] | components["schemas"]["ClaimEscalatedEvent"] | components["schemas"]["ClaimResolvedEvent"] | components["schemas"]["OrderUpdatedEvent"];
+        /**
+         * OrderPaidWebhook
+         * @description The `order.paid` event, as the feed carries it: A buyer paid for an order (a new `paid` order).
+         */
+        OrderPaidWebhook: {
+            /** @enum {string} */
+            type: "order.paid";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
+         * OrderTakenWebhook
+         * @description The `order.taken` event, as the feed carries it: The order was taken into work: `paid` → `processing`.
+         */
+        OrderTakenWebhook: {
+            /** @enum {string} */
+            type: "order.taken";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
+         * OrderDeliveredWebhook
+         * @description The `order.delivered` event, as the feed carries it: The order was delivered: `processing` → `awaiting_confirmation`.
+         */
+        OrderDeliveredWebhook: {
+            /** @enum {string} */
+            type: "order.delivered";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
+         * OrderCancelledWebhook
+         * @description The `order.cancelled` event, as the feed carries it: The order was cancelled and the buyer refunded.
+         */
+        OrderCancelledWebhook: {
+            /** @enum {string} */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
+         * OrderCompletedWebhook
+         * @description The `order.completed` event, as the feed carries it: The buyer confirmed receipt: `awaiting_confirmation` → `completed`, the shop is credited.
+         */
+        OrderCompletedWebhook: {
+            /** @enum {string} */
+            type: "order.completed";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
+         * MessageCreatedWebhook
+         * @description The `message.created` event, as the feed carries it: A message in the order chat, from the buyer, the seller or the system.
+         */
+        MessageCreatedWebhook: {
+            /** @enum {string} */
+            type: "message.created";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["MessageEventData"];
+        };
+        /**
+         * StockLowWebhook
+         * @description The `stock.low` event, as the feed carries it: A product's stock (or a variant's) fell to its low-stock threshold.
+         */
+        StockLowWebhook: {
+            /** @enum {string} */
+            type: "stock.low";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["StockLowEventData"];
+        };
+        /**
+         * StockEmptyWebhook
+         * @description The `stock.empty` event, as the feed carries it: A product's stock (or a variant's) has no available item left.
+         */
+        StockEmptyWebhook: {
+            /** @enum {string} */
+            type: "stock.empty";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["StockEmptyEventData"];
+        };
+        /**
+         * OrderDeliveryFailedWebhook
+         * @description The `order.delivery_failed` event, as the feed carries it: The shop's delivery endpoint could not supply the order (after the last attempt, or at once on 409 / 422, or its endpoint was deleted): it stays `paid` for a bot or a person.
+         */
+        OrderDeliveryFailedWebhook: {
+            /** @enum {string} */
+            type: "order.delivery_failed";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderDeliveryFailedEventData"];
+        };
+        /**
+         * ClaimOpenedWebhook
+         * @description The `claim.opened` event, as the feed carries it: A buyer reported delivered values of an order (the claim as opened).
+         */
+        ClaimOpenedWebhook: {
+            /** @enum {string} */
+            type: "claim.opened";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["ClaimEventData"];
+        };
+        /**
+         * ClaimEscalatedWebhook
+         * @description The `claim.escalated` event, as the feed carries it: The buyer escalated a rejected claim: it waits for the shop or the marketplace.
+         */
+        ClaimEscalatedWebhook: {
+            /** @enum {string} */
+            type: "claim.escalated";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["ClaimEventData"];
+        };
+        /**
+         * ClaimResolvedWebhook
+         * @description The `claim.resolved` event, as the feed carries it: A claim was replaced, refunded or rejected (by the shop, automatically, or by the marketplace).
+         */
+        ClaimResolvedWebhook: {
+            /** @enum {string} */
+            type: "claim.resolved";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["ClaimEventData"];
+        };
+        /**
+         * OrderUpdatedWebhook
+         * @description The `order.updated` event, as the feed carries it: The order's delivered values changed (a claim's replacement); its status did not.
+         */
+        OrderUpdatedWebhook: {
+            /** @enum {string} */
+            type: "order.updated";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["OrderEventData"];
+        };
+        /**
+         * WebhookTestEventData
+         * @description The endpoint the test was sent to.
+         */
+        WebhookTestEventData: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            endpointId: string;
+        };
+        /**
+         * TestWebhook
+         * @description The test call's webhook.
+         */
+        TestWebhook: {
+            /** @enum {string} */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookTestEventData"];
+        };
+        /** DeliveryRequestData */
+        DeliveryRequestData: {
+            order: components["schemas"]["Order"];
+            /** @description `true` only for `POST /v1/delivery-endpoint/test`: a sample order that does not exist. */
+            test: boolean;
+        };
+        /**
+         * DeliveryRequestWebhook
+         * @description A request to the shop's delivery endpoint for the goods of a paid order.
+         */
+        DeliveryRequestWebhook: {
+            /** @enum {string} */
+            type: "order.delivery_requested";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["DeliveryRequestData"];
+        };
+        /** @description The goods of the order: 1–100 values, as the deliver call takes them. */
+        DeliveryAnswer: {
+            values: string[];
+        };
         /** Order */
         Order: {
             /**
@@ -1107,13 +1710,85 @@ export interface components {
              */
             createdAt: string;
         };
+        /** Claim */
+        Claim: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            orderId: string;
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            productId: string;
+            /**
+             * @description `open` (waiting for the shop, until `respondBy`), `replaced`, `refunded`, `rejected`, or `escalated` (the buyer disputed a rejection: waits for the shop or the marketplace, no deadline).
+             * @enum {string}
+             */
+            status: "open" | "replaced" | "refunded" | "rejected" | "escalated";
+            /** @enum {string} */
+            reason: "not_working" | "already_used" | "wrong_item" | "other";
+            /** @description The buyer's words, trimmed. */
+            text: string;
+            /** @description The reported 0-based positions in the order's `deliveredValues`, ascending. */
+            valueIndexes: number[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            respondBy: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            resolvedAt: string | null;
+            /** @description Null while open or escalated. */
+            resolution: {
+                /** @enum {string} */
+                kind: "replaced" | "refunded" | "rejected";
+                /**
+                 * @description `auto`: the stock's `autoReplace`, or the deadline's refund.
+                 * @enum {string}
+                 */
+                by: "seller" | "auto" | "operator";
+                note: string | null;
+                /** @description The refunded rubles; null unless refunded. */
+                amount: number | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            escalatedAt: string | null;
+        };
+        EmployeeReward: {
+            /**
+             * @description `percent` (value 0–100) or `fixed` (an amount in the product currency). `{percent, 0}` means none.
+             * @enum {string}
+             */
+            type: "percent" | "fixed";
+            /** @description At most 2 decimal places (`x-decimals`). */
+            value: number;
+        };
         ProductField: {
             /**
              * Format: uuid
              * @description Opaque identifier (UUID).
              */
             id: string;
-            type: string;
+            /** @enum {string} */
+            type: "text" | "number" | "select";
             label: string;
             required: boolean;
             multiple: boolean;
@@ -1160,10 +1835,7 @@ export interface components {
             imageId: string;
             /** @description Public URL of the image; empty when there is none. */
             imageUrl: string;
-            employeeReward: {
-                type: string;
-                value: number;
-            };
+            employeeReward: components["schemas"]["EmployeeReward"];
             fields: components["schemas"]["ProductField"][];
             filters: {
                 /**
@@ -1200,7 +1872,8 @@ export interface components {
                  * @description Opaque identifier (UUID).
                  */
                 id: string;
-                type: string;
+                /** @enum {string} */
+                type: "text" | "number" | "select";
                 label: string;
                 required: boolean;
                 multiple: boolean;
@@ -1219,14 +1892,6 @@ export interface components {
                 dataRequest: boolean;
             }[];
         };
-        EmployeeReward: {
-            /**
-             * @description `percent` (value 0–100) or `fixed` (an amount in the product currency). `{percent, 0}` means none.
-             * @enum {string}
-             */
-            type: "percent" | "fixed";
-            value: number;
-        };
         ProductFieldOptionInput: {
             /**
              * Format: uuid
@@ -1234,7 +1899,7 @@ export interface components {
              */
             id?: string;
             label: string;
-            /** @description Surcharge for this option, in the product currency. */
+            /** @description Surcharge for this option, in the product currency. At most 2 decimal places (`x-decimals`). */
             price: number;
         };
         ProductFieldInput: {
@@ -1254,11 +1919,11 @@ export interface components {
             options: components["schemas"]["ProductFieldOptionInput"][];
             /** @default false */
             valuePricing: boolean;
-            /** @description Smallest value of a `number` field (≤ valueMax). */
+            /** @description Smallest value of a `number` field (≤ valueMax). At most 6 decimal places (`x-decimals`). */
             valueMin?: number;
-            /** @description Largest value of a `number` field. */
+            /** @description Largest value of a `number` field. At most 6 decimal places (`x-decimals`). */
             valueMax?: number;
-            /** @description Step of a `number` field (> 0 for `number`). */
+            /** @description Step of a `number` field (> 0 for `number`). At most 6 decimal places (`x-decimals`). */
             valueStep?: number;
             /** @default false */
             dataRequest: boolean;
@@ -1286,7 +1951,7 @@ export interface components {
             external: boolean;
             /** @description Empty for ruble pricing, or one of the shop's currency rate ids. */
             currencyRateId: string;
-            /** @description In rubles, or in the currency of `currencyRateId`. */
+            /** @description In rubles, or in the currency of `currencyRateId`. At most 2 decimal places (`x-decimals`). */
             price: number;
             /** @description Empty, or a media id from POST /v1/media. */
             imageId: string;
@@ -1324,6 +1989,10 @@ export interface components {
             available: number;
             delivered: number;
             removed: number;
+            /** @description Items a claim reported as not working: never available again (available + delivered + removed + defective = added). */
+            defective: number;
+            /** @description A claim on values that all came from this stock is replaced from it at once, at most once per order (docs/claims.md). */
+            autoReplace: boolean;
             /** @description `[]` unless `optionFieldId` is set: then each option of that field, in the field's order. */
             options: {
                 /**
@@ -1351,6 +2020,7 @@ export interface components {
             optionFieldId?: string | null;
             lowStockThreshold?: number;
             deactivateWhenEmpty?: boolean;
+            autoReplace?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -1378,7 +2048,7 @@ export interface components {
              */
             optionId: string | null;
             /** @enum {string} */
-            status: "available" | "delivered" | "removed";
+            status: "available" | "delivered" | "removed" | "defective";
             /**
              * Format: uuid
              * @description The order it was delivered to; null until then.
@@ -1421,7 +2091,7 @@ export interface components {
              */
             optionId: string | null;
             /** @enum {string} */
-            status: "available" | "delivered" | "removed";
+            status: "available" | "delivered" | "removed" | "defective";
             /**
              * Format: uuid
              * @description The order it was delivered to; null until then.
@@ -1454,8 +2124,11 @@ export interface components {
              */
             id: string;
             name: string;
-            /** @description How the filter is shown; `buttons` is a row of choices. */
-            type: string;
+            /**
+             * @description How the filter is shown; `buttons` is a row of choices.
+             * @enum {string}
+             */
+            type: "buttons";
             affectsPrice: boolean;
             options: {
                 /**
@@ -1486,7 +2159,7 @@ export interface components {
              * @description Opaque identifier (UUID).
              */
             id: string;
-            /** @description Currency code, e.g. `USD`. */
+            /** @description Upper-case currency code (2–10 characters), e.g. `USD`. */
             code: string;
             /** @description Rubles per one unit of the currency. */
             rate: number;
@@ -1503,14 +2176,14 @@ export interface components {
              * @description Opaque identifier (UUID).
              */
             id: string;
-            /** @description `media/<id>.<ext>`, served publicly at PUBLIC_BASE_URL + `/` + filePath. */
+            /** @description `media/<id>.<ext>`: the file's path on the service, served publicly at the service's base URL + `/` + filePath. `GET /media/{file}` takes the last segment alone (`<id>.<ext>`), not the whole filePath. */
             filePath: string;
         };
         /** @description The issued value(s), each up to 10 000 characters, at most 100; `values` wins over `value`. An empty body attaches nothing. */
         DeliverInput: {
             value?: string;
             values?: string[];
-        } | null;
+        };
         /** @description Optional reason (up to 1000 characters) and `restock`; `{}` or no body is fine. */
         CancelInput: {
             reason?: string;
@@ -1519,7 +2192,7 @@ export interface components {
              * @default false
              */
             restock: boolean;
-        } | null;
+        };
         MessageInput: {
             /** @description 1–4000 characters after trimming surrounding whitespace (which is dropped). */
             text: string;
@@ -1528,7 +2201,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
         };
@@ -1541,7 +2214,7 @@ export interface components {
             id: string;
             url: string;
             /** @description `[]`: every kind. */
-            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
+            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated")[];
             description: string;
             enabled: boolean;
             /** @description Why the endpoint is disabled; null while enabled. */
@@ -1562,7 +2235,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url?: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
             /** @description `false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on. */
@@ -1585,8 +2258,11 @@ export interface components {
              * @description Opaque identifier (UUID).
              */
             eventId: string;
-            /** @description An event kind, or `webhook.test`. */
-            eventType: string;
+            /**
+             * @description An event kind, or `webhook.test`.
+             * @enum {string}
+             */
+            eventType: "order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated" | "webhook.test";
             /**
              * @description `pending` until an attempt succeeds (`succeeded`) or the last scheduled attempt fails (`failed`).
              * @enum {string}
@@ -1703,6 +2379,68 @@ export interface components {
              */
             updatedAt: string;
         };
+        ReplaceClaimInput: {
+            /** @description The new values, one per reported position, in order. Absent: taken from the product's stock, oldest first. */
+            values?: string[];
+        };
+        RefundClaimInput: {
+            /** @description 1–1000 characters after trimming (stored trimmed). */
+            note?: string;
+        };
+        RejectClaimInput: {
+            /** @description 1–1000 characters after trimming (stored trimmed). */
+            note: string;
+        };
+        /** SalesRow */
+        SalesRow: {
+            /**
+             * Format: date
+             * @description First day of the group (a Monday, a 1st); null by product.
+             */
+            period: string | null;
+            /**
+             * Format: uuid
+             * @description The product, when grouped by product; else null.
+             */
+            productId: string | null;
+            /** @description Its current title, when grouped by product; else null. */
+            productTitle: string | null;
+            /** @description Orders bought in the period (by purchase time in `tz`), whatever their status now. */
+            orders: number;
+            /** @description Their quantities summed. */
+            quantity: number;
+            /** @description Their amounts summed (rubles). At most 2 decimal places (`x-decimals`). */
+            gross: number;
+            /** @description Refund ledger rows dated in the period (rubles). At most 2 decimal places (`x-decimals`). */
+            refunded: number;
+            /** @description Credit ledger rows dated in the period minus debit rows (rubles): what the shop's balance gained. At most 2 decimal places (`x-decimals`). */
+            credited: number;
+        };
+        /** SalesStats */
+        SalesStats: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            tz: string;
+            /** @enum {string} */
+            groupBy: "day" | "week" | "month" | "product";
+            /** @description Oldest first, every period of the range present; by product, gross descending then title. */
+            rows: components["schemas"]["SalesRow"][];
+            /** @description The rows' figures summed. */
+            totals: {
+                /** @description Orders bought in the period (by purchase time in `tz`), whatever their status now. */
+                orders: number;
+                /** @description Their quantities summed. */
+                quantity: number;
+                /** @description Their amounts summed (rubles). At most 2 decimal places (`x-decimals`). */
+                gross: number;
+                /** @description Refund ledger rows dated in the period (rubles). At most 2 decimal places (`x-decimals`). */
+                refunded: number;
+                /** @description Credit ledger rows dated in the period minus debit rows (rubles): what the shop's balance gained. At most 2 decimal places (`x-decimals`). */
+                credited: number;
+            };
+        };
         /** @description The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
         ValidationError: components["schemas"]["ErrorResponse"] & {
             error?: {
@@ -1811,6 +2549,30 @@ export interface components {
                 }[];
             };
         };
+        /** @description The claim's status does not allow this action (also: another action on it won a moment before). */
+        ClaimInvalidStatusError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "CLAIM_INVALID_STATUS";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description A replacement from stock found too few available items of the order's option; nothing changed. */
+        StockInsufficientError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "STOCK_INSUFFICIENT";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
         /** @description The cursor points before the oldest event still kept: start again without `after`. */
         CursorExpiredError: components["schemas"]["ErrorResponse"] & {
             error?: {
@@ -1861,7 +2623,14 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+        WebhookId: string;
+        /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+        WebhookTimestamp: string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+        WebhookSignature: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request's id (yours from `X-Request-Id` if it was 1–128 safe characters, else a new UUID); it is in every log line of the request. */
@@ -1884,6 +2653,8 @@ export interface components {
         ETag: string;
         /** @description The file never changes under its name: `public, max-age=31536000, immutable`. */
         "Cache-Control": string;
+        /** @description Browsers must not sniff another type than `Content-Type` into the file. */
+        "X-Content-Type-Options": "nosniff";
         /** @description Seconds to wait before retrying (1 when absent). */
         "Retry-After-Optional": number;
     };
@@ -2012,8 +2783,8 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description `<id>.<ext>` as in a media `filePath`; anything else is 404 NOT_FOUND.
-                 * @example a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png
+                 * @description The file name `<id>.<ext>`: a media `filePath` without its `media/` prefix (`media/<id>.png` → `<id>.png`). Anything else is 404 NOT_FOUND.
+                 * @example f8b2515d-0cd0-4a79-8721-00afe327e060.png
                  */
                 file: string;
             };
@@ -2032,6 +2803,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2052,6 +2824,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2166,25 +2939,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *             "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                     *             "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                     *             "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
+                     *             "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "06dbade8-4c69-4699-b24d-8618bbd345bb",
+                     *                 "id": "8358a89e-7364-46c0-b570-8054acbfe327",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -2199,19 +2972,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "a033419b-267a-45ac-aa4b-63f86e1ed48c",
+                     *                 "id": "fe7dc915-841b-4ee8-b7d2-0df7c8cdf62a",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a431688d-0d49-401e-85d5-4826a79f2ca9",
+                     *                     "id": "d302e9c1-1105-49fc-a2c3-559c73123d8d",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "3d3b1ca0-05bb-4ec4-bc08-6a429e1d210e",
+                     *                     "id": "5ae8dca3-2fd8-4f26-94cc-1706748c1e87",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -2226,8 +2999,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-24T16:13:41.007Z",
-                     *             "updatedAt": "2026-11-24T16:13:41.007Z"
+                     *             "createdAt": "2026-11-26T01:10:05.268Z",
+                     *             "updatedAt": "2026-11-26T01:10:05.268Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -2358,14 +3131,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                 *       "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                 *       "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                  *       "price": 5.99,
-                 *       "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                 *       "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2420,25 +3193,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
+                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "06dbade8-4c69-4699-b24d-8618bbd345bb",
+                     *               "id": "8358a89e-7364-46c0-b570-8054acbfe327",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2453,19 +3226,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "a033419b-267a-45ac-aa4b-63f86e1ed48c",
+                     *               "id": "fe7dc915-841b-4ee8-b7d2-0df7c8cdf62a",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "a431688d-0d49-401e-85d5-4826a79f2ca9",
+                     *                   "id": "d302e9c1-1105-49fc-a2c3-559c73123d8d",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "3d3b1ca0-05bb-4ec4-bc08-6a429e1d210e",
+                     *                   "id": "5ae8dca3-2fd8-4f26-94cc-1706748c1e87",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2480,8 +3253,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T16:13:41.007Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.007Z"
+                     *           "createdAt": "2026-11-26T01:10:05.268Z",
+                     *           "updatedAt": "2026-11-26T01:10:05.268Z"
                      *         }
                      *       }
                      *     }
@@ -2647,7 +3420,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -2672,25 +3445,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
+                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "06dbade8-4c69-4699-b24d-8618bbd345bb",
+                     *               "id": "8358a89e-7364-46c0-b570-8054acbfe327",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2705,19 +3478,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "a033419b-267a-45ac-aa4b-63f86e1ed48c",
+                     *               "id": "fe7dc915-841b-4ee8-b7d2-0df7c8cdf62a",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "a431688d-0d49-401e-85d5-4826a79f2ca9",
+                     *                   "id": "d302e9c1-1105-49fc-a2c3-559c73123d8d",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "3d3b1ca0-05bb-4ec4-bc08-6a429e1d210e",
+                     *                   "id": "5ae8dca3-2fd8-4f26-94cc-1706748c1e87",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2732,8 +3505,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T16:13:41.007Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.007Z"
+                     *           "createdAt": "2026-11-26T01:10:05.268Z",
+                     *           "updatedAt": "2026-11-26T01:10:05.268Z"
                      *         }
                      *       }
                      *     }
@@ -2848,7 +3621,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -2858,14 +3631,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                 *       "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                 *       "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                  *       "price": 6.49,
-                 *       "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
+                 *       "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -2919,25 +3692,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
+                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *               "id": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -2952,19 +3725,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "e11fe959-ed42-4c8d-a952-057919481f8b",
+                     *               "id": "65b9d359-7bcb-49e7-a485-1c9d867a59c8",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "b3fd749a-9efc-42b5-ba8d-343d2f193fa5",
+                     *                   "id": "29631d6d-012d-46fa-a324-6f95d01f7caf",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "513e995e-84ea-418b-b11c-4bae77eff213",
+                     *                   "id": "c7ab0a95-18d5-46cd-92e2-e2b5490185c4",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -2979,8 +3752,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T16:13:41.007Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.225Z"
+                     *           "createdAt": "2026-11-26T01:10:05.268Z",
+                     *           "updatedAt": "2026-11-26T01:10:05.855Z"
                      *         }
                      *       }
                      *     }
@@ -3110,7 +3883,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -3144,25 +3917,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png",
+                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *               "id": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3177,19 +3950,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "e11fe959-ed42-4c8d-a952-057919481f8b",
+                     *               "id": "65b9d359-7bcb-49e7-a485-1c9d867a59c8",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "b3fd749a-9efc-42b5-ba8d-343d2f193fa5",
+                     *                   "id": "29631d6d-012d-46fa-a324-6f95d01f7caf",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "513e995e-84ea-418b-b11c-4bae77eff213",
+                     *                   "id": "c7ab0a95-18d5-46cd-92e2-e2b5490185c4",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3204,8 +3977,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-24T16:13:41.007Z",
-                     *           "updatedAt": "2026-11-24T16:13:44.913Z"
+                     *           "createdAt": "2026-11-26T01:10:05.268Z",
+                     *           "updatedAt": "2026-11-26T01:10:12.645Z"
                      *         }
                      *       }
                      *     }
@@ -3335,7 +4108,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -3360,7 +4133,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "stock": {
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
                      *           "lowStockThreshold": 1,
@@ -3369,8 +4142,10 @@ export interface operations {
                      *           "available": 2,
                      *           "delivered": 1,
                      *           "removed": 0,
+                     *           "defective": 0,
+                     *           "autoReplace": false,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-24T16:13:43.248Z"
+                     *           "updatedAt": "2026-11-26T01:10:09.201Z"
                      *         }
                      *       }
                      *     }
@@ -3485,7 +4260,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -3521,7 +4296,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "stock": {
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
                      *           "lowStockThreshold": 1,
@@ -3530,8 +4305,10 @@ export interface operations {
                      *           "available": 0,
                      *           "delivered": 0,
                      *           "removed": 0,
+                     *           "defective": 0,
+                     *           "autoReplace": false,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-24T16:13:43.160Z"
+                     *           "updatedAt": "2026-11-26T01:10:08.874Z"
                      *         }
                      *       }
                      *     }
@@ -3673,7 +4450,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example available */
-                status?: "available" | "delivered" | "removed";
+                status?: "available" | "delivered" | "removed" | "defective";
                 /** @description Opaque identifier (UUID). */
                 optionId?: string;
                 /**
@@ -3688,7 +4465,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -3714,22 +4491,22 @@ export interface operations {
                      *       "data": {
                      *         "items": [
                      *           {
-                     *             "id": "2757a937-9979-430b-8234-82a1067455d0",
+                     *             "id": "3b85badf-d53b-46dc-a0cc-98bc17bd01b5",
                      *             "optionId": null,
                      *             "status": "available",
                      *             "orderId": null,
                      *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-24T16:13:43.208Z",
+                     *             "createdAt": "2026-11-26T01:10:09.008Z",
                      *             "deliveredAt": null,
                      *             "removedAt": null
                      *           },
                      *           {
-                     *             "id": "cc5e17ea-a145-425a-b50c-fa7790b8108b",
+                     *             "id": "becbdc89-000e-403a-8615-98fb16159d50",
                      *             "optionId": null,
                      *             "status": "available",
                      *             "orderId": null,
                      *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-24T16:13:43.208Z",
+                     *             "createdAt": "2026-11-26T01:10:09.008Z",
                      *             "deliveredAt": null,
                      *             "removedAt": null
                      *           }
@@ -3854,7 +4631,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -3897,7 +4674,7 @@ export interface operations {
                      *         "duplicates": 0,
                      *         "filledOrders": 0,
                      *         "stock": {
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
                      *           "lowStockThreshold": 1,
@@ -3906,8 +4683,10 @@ export interface operations {
                      *           "available": 3,
                      *           "delivered": 0,
                      *           "removed": 0,
+                     *           "defective": 0,
+                     *           "autoReplace": false,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-24T16:13:43.208Z"
+                     *           "updatedAt": "2026-11-26T01:10:09.008Z"
                      *         }
                      *       }
                      *     }
@@ -4078,7 +4857,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example fc92ad13-fdae-4c84-91f1-9e1ed07dde19
+                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
                  */
                 id: string;
             };
@@ -4090,7 +4869,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "ids": [
-                 *         "2757a937-9979-430b-8234-82a1067455d0"
+                 *         "3b85badf-d53b-46dc-a0cc-98bc17bd01b5"
                  *       ]
                  *     }
                  */
@@ -4116,14 +4895,14 @@ export interface operations {
                      *       "data": {
                      *         "items": [
                      *           {
-                     *             "id": "2757a937-9979-430b-8234-82a1067455d0",
+                     *             "id": "3b85badf-d53b-46dc-a0cc-98bc17bd01b5",
                      *             "optionId": null,
                      *             "status": "removed",
                      *             "orderId": null,
                      *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-24T16:13:43.208Z",
+                     *             "createdAt": "2026-11-26T01:10:09.008Z",
                      *             "deliveredAt": null,
-                     *             "removedAt": "2026-11-24T16:13:43.565Z",
+                     *             "removedAt": "2026-11-26T01:10:09.427Z",
                      *             "value": "HADES-M4RT-0PLE-21VX"
                      *           }
                      *         ]
@@ -4290,30 +5069,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "528e9a31-bdd9-4ed5-bdfc-5a863501845c",
+                     *             "id": "612107b7-6434-4457-884b-6440127a0964",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "32473eff-7c95-466c-917f-51792ffd24f4",
+                     *                 "id": "c617b434-e552-40b8-91ce-c83243c06af0",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "0f638226-a08b-42a5-af27-20bd719e1608",
+                     *                     "id": "1b0b1a00-f199-4bc1-bae2-20f21aaa604b",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "2294b551-ecc7-466d-bb5a-096fedcefe13",
+                     *                     "id": "04fe957a-60d5-4011-aee2-eccb0af85b9a",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "28518bcb-5dae-4dd4-b8cb-0f332ed57bf4",
+                     *                     "id": "31296c71-e604-437a-a635-45c57105a3f5",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "e948765a-5726-4ff8-82e5-297fd2a89eea",
+                     *                     "id": "2d5c95a2-3d0a-4f5f-ad42-32f261755daf",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -4321,30 +5100,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "23393bbc-d4ff-4041-9bac-5cebc2686f74",
+                     *             "id": "4d075180-bbee-45bc-bd98-ea640a3bc197",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "52f6e980-cc9a-4de3-a62b-b224561aa4a4",
+                     *                 "id": "a6a95471-bb08-4ac5-8afc-0b7879935e77",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4d3daf85-c885-413c-9911-1f65503758f7",
+                     *                     "id": "9a5f5c5c-232d-4585-a97e-d833a3ff15b5",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "08ee578d-b5b4-46e4-8f73-1966422106b9",
+                     *                     "id": "39bb936b-64dc-4175-83ad-bed39d59e7e3",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "d758b6c9-cd4c-421f-9de2-7bd24f1f03ae",
+                     *                     "id": "f0ec492e-17a6-4885-8ce6-59ead5eeae44",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "6b25f628-fbf7-400b-af9e-64166b33b0f4",
+                     *                     "id": "bed276ff-a14b-4c11-a5de-da6f709de64a",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -4352,30 +5131,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "db46bcf5-4144-40a5-8252-4cf1a8e2fa71",
+                     *             "id": "e77a9970-08ed-45cd-ba73-6250e10a47f9",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "5201b431-dce7-4e54-917d-310b5ea4d605",
+                     *                 "id": "ca941973-ec8a-4208-a8f4-f96468730540",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "652a5bd1-1b93-4bb8-b560-49ebd3a4072a",
+                     *                     "id": "f4a72265-0392-455b-b5c3-665ae2b322b5",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "b3bb9990-8e1b-471f-be00-8af78080bda6",
+                     *                     "id": "394bbde7-b22f-49a8-b2eb-e760f3d61a1e",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "9595b38c-b0a2-45c2-b435-c22ac648a473",
+                     *                     "id": "42eb7c3c-3eb0-43a0-a6b6-9ef5b367f06a",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "c9c056bc-6971-4683-91a5-f962d3ce0639",
+                     *                     "id": "6ab6ed3a-2f5b-48a9-ab00-44bb2e2e8ca7",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -4383,36 +5162,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "217df5a3-4f58-4598-bc89-8f6be923853c",
+                     *             "id": "e67076cc-f3e5-481a-857c-7c6c07c35adf",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "61ee3560-26f8-4fd1-ad3f-ea0db973aa08",
+                     *             "id": "bb1b6831-060e-46dc-9ec0-01f8baf05e9a",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "288f8614-cae4-45f4-b657-2b0ff490b5b4",
+                     *                 "id": "ebacb324-ecbb-4434-a855-53f91881c5ff",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b29a8dc9-5865-4134-9bfd-40c3fd18cfa3",
+                     *                     "id": "40298877-981c-457b-8aa0-9a99d35e4f5c",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "5272e529-9569-4875-acea-5a88ee6730bc",
+                     *                     "id": "4769c74b-f204-4984-9dfd-0d243513a7c4",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "bd30cdf0-42e6-4cb1-9bdf-4f292714c7d9",
+                     *                     "id": "88f419a6-c3aa-4c99-bdc6-ffd7d0d3247e",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "08815ca9-fa4d-4414-b404-d42555323c6f",
+                     *                     "id": "556ef823-40c5-4c8c-baa7-014e8a805112",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -4420,50 +5199,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c7e1ad06-7ee7-4932-bce4-310ae7f1d75f",
+                     *             "id": "b85c2732-9c28-449d-99ac-4c8de701ef20",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "8509855a-2f87-447d-a3f5-8703d0579ae0",
+                     *             "id": "3bc2feda-e262-4024-a81c-e6dec6563e96",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "19d0e66d-3f1e-4a32-8055-bc175aa8b6f0",
+                     *             "id": "3674b8a1-6589-42ca-92d2-f9ea7a21a9ea",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "05a6ce36-56a5-4a2a-a5f6-f42ae5c8a866",
+                     *                 "id": "1dbb6fbe-d1b2-4430-a8bc-c44e05f1fd2e",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "aa99ef68-f7a8-4ccf-bec3-b20f305e59a7",
+                     *                     "id": "cd065f54-5372-4553-aec6-b65d3ca892ea",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "66aa273e-5d87-4777-af48-14faf89efae0",
+                     *                     "id": "41e280e9-577d-4fb1-b007-c6f76395a374",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "2e5c116b-140e-4e69-882c-0023e7b83d17",
+                     *                 "id": "4281ff90-7820-4ece-af2f-30fc19e69cc0",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8eca2300-303e-410a-8bbe-9d547f781a9f",
+                     *                     "id": "d34a47f9-9e94-49b9-af81-d077dd1364f5",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "0d165771-aac8-4f9e-a5c5-759e412fefd0",
+                     *                     "id": "c52afdf6-272b-4740-889a-76b484998ae0",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -4471,34 +5250,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "038d57e6-5b2a-4190-9c47-58e1e02cb7a7",
+                     *             "id": "5213ce41-929d-4193-b98c-9fe6f2bd9b93",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "67d15cbb-a789-4140-8d2f-26fdb4d920d6",
+                     *                 "id": "7c50e7ed-aefd-4e60-ba7a-c378c80df112",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e5e7a4d0-4f5b-4261-bc78-ad89b050e586",
+                     *                     "id": "e5b9000d-deb5-4fda-ac89-4fd14bc7f6d7",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "c4677f57-3ffe-4907-9b50-2011d4aad0d2",
+                     *                     "id": "d6452dd0-6c4c-48e9-a98e-7a31a1713b8f",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "a610b119-cc50-4244-8570-5af9cd74fe03",
+                     *                     "id": "285baa1b-b375-407c-8c24-45d3e365906c",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "38003866-5c90-4805-a466-7ed789d9a8fe",
+                     *                     "id": "8d80ab86-7d3c-4c7b-a4d6-d4355a9d3d34",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "8c1e2b92-5a8f-41b4-8830-4d6e5126465d",
+                     *                     "id": "ebde1f7b-4c5f-4020-b5e7-6ca7a2d36bdc",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4506,58 +5285,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f3ec610d-bdfb-45bc-8fc7-4b06847f9ef7",
+                     *             "id": "3d01825e-2e45-4f41-86b5-ede1d2eb8c9c",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "6396e6d2-258d-416a-941a-70b753f7161e",
+                     *                 "id": "04e365ba-7b36-4902-bc88-01ab91e407cb",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d90ad20d-5846-40e3-b5cb-a89459d7b5bf",
+                     *                     "id": "7ea6f053-3caf-4e85-8167-edbb578c276b",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "6feda4b3-fd60-4773-a8f0-25cd15a99e98",
+                     *                     "id": "6dfb5449-1246-4a5f-8fb5-05a303c216f4",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "aebe0351-386e-48a2-9643-fc55f9aa7486",
+                     *                     "id": "83c80b22-b9a7-4086-a88a-58661953dc60",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "6649c787-fd28-46f1-9b53-e2c10d5b763e",
+                     *                     "id": "79a95134-ebd4-4cb0-923e-c0830ae62ab5",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "aaae9bf2-8b70-4f0f-bac0-397bfe229faf",
+                     *                 "id": "379f0c79-06ef-458c-b097-33794d3c44f8",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "40eee21d-55ea-4322-99f6-10e3b7430661",
+                     *                     "id": "dfd8949d-99dc-4229-8d44-ff3f48798cc6",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "7a3577e8-45fc-4dec-a370-29a9b4416d98",
+                     *                     "id": "04da36ed-67eb-412a-84bb-c839a40a7b7a",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "5ff4bd53-9ded-43b9-a2a1-3ae65df3f589",
+                     *                     "id": "72d47465-b73f-46a9-88a9-d60086b559b1",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "4e381bb6-882f-47ca-8e1f-1370a8f6aaab",
+                     *                     "id": "0b090647-940b-433e-b6f8-54b0d5185386",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "afef52e2-7b77-4e5b-84b5-560095b8047a",
+                     *                     "id": "d1e48477-58cf-4334-a5e4-89ad7bf7a71a",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4565,28 +5344,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8d37e4be-fd79-4136-86b1-3a5756beb316",
+                     *             "id": "1fb98d90-d914-48b7-a890-eb4bcabdaf80",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "2863f91d-b7fd-4fc4-9e39-1b24e691b07a",
+                     *             "id": "de347e93-920d-43ba-83d3-e60b142e4a3e",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "b090f729-c19e-480b-9281-68e1f654cd6b",
+                     *                 "id": "d1e96944-109b-4c22-bd35-941fefea1a96",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "837ec526-f4b4-4b84-ba3f-18a6a993c716",
+                     *                     "id": "38182b05-a85e-40d3-ae11-a00616ab3851",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "535b3689-9972-4b3e-9a84-e1fe37c4c6f2",
+                     *                     "id": "8ec0ca89-b864-40a9-b182-3d81b6b88171",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -4594,34 +5373,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "70c85755-9fea-455e-8752-b9c3ccb8c799",
+                     *             "id": "229855d3-d8a9-4c11-9b91-f72efb1f4d13",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "c016be11-fb56-4a35-9016-f1e7d1de70bb",
+                     *                 "id": "c476d134-3368-4ea2-b6e9-53d62caa9478",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "00855238-b29a-4fb8-8bbd-ea5b4b8e8463",
+                     *                     "id": "9b6cd072-fcc1-48e1-92f6-5ee3163bd0af",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "5986b519-3244-4a1f-84b1-03b001ff97e7",
+                     *                     "id": "3c235e1d-621d-4e37-a19a-f71669e16396",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "6d311515-f842-4141-b2c9-b6cd1a963521",
+                     *                     "id": "1b7c8eeb-3b9a-46b7-9477-0cfd851218d6",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "cec82e65-17a7-4a51-b29b-26f22e53f030",
+                     *                     "id": "b0200943-08ac-490e-b5b6-29ca5c389894",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "4a23539c-2341-48c0-bb46-a9d471d66591",
+                     *                     "id": "d20b6731-73e9-49ab-a21f-f78a40e6e363",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4629,34 +5408,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "cab3b97e-8361-4e5b-bca7-47cc2f01350a",
+                     *             "id": "f3405040-750d-4c9b-9c15-983c1fb59fa6",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "f71c2998-203a-4247-b16f-66361bcb81b9",
+                     *                 "id": "39ee8acb-8593-4511-b439-63ec4bdf8994",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "43958bd9-b869-405d-aade-19424986b7e9",
+                     *                     "id": "2524f9ab-0a71-45ef-b024-669043296dbe",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "eb5ae2f6-173a-43c2-b48b-89b96c3080c9",
+                     *                     "id": "f170e1d5-9488-4b07-9318-8e08c5879fae",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "0ba01f98-e754-437a-96c8-14c6295a7d88",
+                     *                     "id": "0ea22040-a4ea-4db8-81cc-4e53d0a76d77",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "d6e8d6d6-08fd-4f49-a949-038e1317293e",
+                     *                     "id": "f0e2dd33-1342-4698-a34c-88924a720475",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "e4341d73-1a21-4bb5-8ea5-fdc7da279a91",
+                     *                     "id": "d17b1b9e-3b68-4dc5-9c8a-594f17b9919c",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4664,34 +5443,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9b2961e4-91e4-4e42-89db-ba1c1b104435",
+                     *             "id": "77c62fb9-4767-44d7-8d80-8a37d53288cb",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "3526b4b3-bf7d-4b91-b3cf-06916cfd805c",
+                     *                 "id": "490d5922-709d-4b05-804a-703c8d3c0db2",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "52ae63fa-07ff-4b55-9dc4-b5fb09411abf",
+                     *                     "id": "3b32239a-85df-4bbc-9c3c-2a2e4960be31",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "c7e8c0ba-e101-4509-bcba-3eea443cb398",
+                     *                     "id": "fc2a1a43-62f9-4c68-a42c-2e645c22478c",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "fbeae3bf-61da-4d9a-a146-c52ac39f88ee",
+                     *                     "id": "60edbf05-9f4a-43f2-b32d-f519660cb4bd",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "8fbb084f-d854-4169-9d28-1d3a09c3f7a2",
+                     *                     "id": "c27fc102-0652-441b-bfa1-39ba307ccf78",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "7c27fa80-9d98-4e3b-93fb-98b9a4893bd4",
+                     *                     "id": "5728d0a1-0367-45dc-8657-260173e8820b",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4699,34 +5478,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "09e6cbd8-c00b-45f1-b54f-176499fd6f8a",
+                     *             "id": "74b3e93f-9136-4959-8b13-e8dae37fdf00",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "61332768-9c7c-4ced-92d9-b09bdbe81662",
+                     *                 "id": "4d6bc904-0bc4-4f46-8001-a0151fe7a56f",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f13d9ce7-159c-4117-b054-68cfe0037594",
+                     *                     "id": "ab3896ea-9c30-4eba-9bc1-ee0ef262c9dd",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "04198c99-0991-42ce-8e88-11c5c28aeec1",
+                     *                     "id": "fcab0d56-43f6-4a0a-97b7-7e8b89094a72",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "f3bf8e66-545e-4c41-8b0d-d06f98c6a8d9",
+                     *                     "id": "57aa63aa-088a-4fa7-89f3-5945aba092a1",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "cbbc381b-f4a2-40b7-b586-7f3458d50e69",
+                     *                     "id": "7b99131b-c019-4d88-b664-4ec70b43ff21",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "780f7278-d30c-453d-874a-50121c55d2ce",
+                     *                     "id": "75ba3601-870c-404e-b732-0c0928258325",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4734,34 +5513,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9bfb46d0-8a3a-4893-a07e-a243275ea2dc",
+                     *             "id": "493a7e4f-1d58-42f0-9717-0656038d3762",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "799eaf2b-1d59-4ec3-98b6-d85a411f80f1",
+                     *                 "id": "7130a653-6e64-444e-a2df-92ac58587715",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "47290a31-cd38-44d5-ad9d-c1fb8e46b69f",
+                     *                     "id": "64976c16-7d28-4548-bc40-b2099c44ab3f",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "f5ba49d6-a6e2-4dab-85d3-565e003d215c",
+                     *                     "id": "92166f40-41aa-49af-b0ae-1e70e78aa8d9",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "483a6e36-5908-4e7a-83eb-5d4b7050ab3b",
+                     *                     "id": "602bcc34-41e0-4bc7-9197-0f221a9fdcc3",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "a40e8d8c-bfc2-4157-b26c-b5f1f08388fb",
+                     *                     "id": "d61f6db9-42d9-4640-b47e-4da4229e64c9",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "f402755e-adf2-432e-a114-15a980270242",
+                     *                     "id": "10757d63-9c39-4839-a838-1ea1771f1481",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4769,34 +5548,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "94726238-2572-46c3-b0d5-df8bb2f6e47e",
+                     *             "id": "1e1c49f5-85de-41e2-ae59-3fdeb5c3aca5",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "31438926-2305-49e5-aa9e-a612a7d42b69",
+                     *                 "id": "cacaa68c-21f9-44cc-b9b0-19db11feed92",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c566876d-62f5-4c57-90a8-f2e32fe9d733",
+                     *                     "id": "a913f3d7-ad79-4e48-9fd0-2c9cd1a63102",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "e76f3e9a-08a7-4be2-ac35-adeb6f6c5fb1",
+                     *                     "id": "f79483c4-fbdd-4b0b-bc95-1225c6ccdba4",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "b9f55c00-cc69-46d0-935a-0e89919978f0",
+                     *                     "id": "2ad009a9-5030-4f18-9ee5-47f00e5ebf16",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "34c5659d-74e4-4a1a-9321-816723cec5a6",
+                     *                     "id": "ca463e0d-2f5d-45d2-a220-0aafda0cae25",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "c9f4b7a2-2fb3-4a6c-94fd-94b964a0da10",
+                     *                     "id": "c901f550-82c7-497c-8d8d-39a17c33aeda",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4804,34 +5583,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "85055e26-9a8c-4780-bd2a-aff60d3559a0",
+                     *             "id": "9843a52b-6cf4-46dd-9bd6-57a229c5784c",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "a1f5929f-864a-47ff-93b8-55f78b0be99c",
+                     *                 "id": "9d6f6fba-9c08-4596-9d51-20a60a85674e",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4652e307-fde3-4cd1-acc6-163056b2ddd1",
+                     *                     "id": "2d19eb3c-16c5-47fc-8bed-39965bc44cd4",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "3d2be0d2-127d-4916-8de0-1e5384dc8aaa",
+                     *                     "id": "8c5d732e-e5ea-45c4-9b6b-682645fe2a8c",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "4071c12e-286f-4e75-a619-59463ce4cdef",
+                     *                     "id": "eb48bd6f-2424-480f-a317-407eba6d69b9",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "565e2be4-9b66-4fb6-a600-b420cf3c00ab",
+                     *                     "id": "3c6d0e8e-d3e2-4340-9bfa-89f4f456dbec",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "49a0cf45-7442-49cb-8d26-b9becbd49f0a",
+                     *                     "id": "2d7ea811-fe6e-40ee-9288-cc0bcc0bc5e6",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4839,34 +5618,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "2de11b8c-38e5-4ae7-976f-5a3da8c68111",
+                     *             "id": "cf47cc3a-7f9e-4287-878a-0af049b4fd9b",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "b28d8e16-496e-4e9b-80b9-68dc61f93af3",
+                     *                 "id": "a47bd1e3-a547-4dca-9597-eae52dd4eeed",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5531f0c0-7ca7-45e3-ac75-72d6dfa37d49",
+                     *                     "id": "b647a0af-e477-443a-b86d-39198c3a72ff",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "6d179833-0913-4316-bc5f-afa3ce2a8f93",
+                     *                     "id": "60e88116-679f-4211-8ac7-35d37c5c51a3",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "b9d1dfd4-5031-4e8a-97c3-aca928fa98bf",
+                     *                     "id": "995ffcaa-5fd1-4356-a605-3ec687160956",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b5e4f50c-6be1-4123-9c43-550f9ca4edbc",
+                     *                     "id": "8a5afbdc-8468-4572-934e-2214c5cc8c44",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "7f36853f-3779-4f62-88c2-976529a1f29f",
+                     *                     "id": "83d97066-bd97-45b2-a75d-1866d6861be8",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -4874,36 +5653,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "92a40f8d-3751-4728-808e-f03da4e8fbf2",
+                     *             "id": "c885bc05-163a-4c42-ad7b-070750c76223",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "4a97f356-0c22-464d-837c-d6839b1b1135",
+                     *             "id": "3f9209b7-8e13-423b-a145-41d08dcf9d5e",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "20b044db-8f6c-42f0-82ad-e91b768f79fa",
+                     *                 "id": "d02fda5d-8379-43be-b665-4348bdf60b71",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "641f74c5-0f48-4ae3-a640-083d77ec12fe",
+                     *                     "id": "b0fac863-b86e-4047-bbd8-374c4b24f354",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "d56bb186-8b89-4e0c-acd9-a7104c160ff0",
+                     *                     "id": "14742300-c9be-4c0f-8dbd-a3b2dac64f3c",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "ac753b98-6842-47c5-a315-cc414a248320",
+                     *                     "id": "8151fe3e-024e-4a2a-8b07-896c133684b7",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "b918526a-156a-4f4d-a6d2-0302c79aa000",
+                     *                     "id": "7c879368-e006-472f-a573-19b28f186c9d",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -4911,50 +5690,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f3103db3-056c-436a-8718-86b548c96b17",
+                     *             "id": "ef7a4d90-8640-48f4-9b6b-33cef23316ad",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "8718e0a3-8e36-4a90-9189-f9fe7bbe3299",
+                     *                 "id": "32ee1119-aed5-4a3c-b71d-2a0ede4d9110",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "5e515786-7916-4c7d-b50b-643466b76757",
+                     *                     "id": "8fafcbdb-d55e-4f72-a1b6-70abaa261111",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "955d8fd8-3465-4875-9a24-281e26859316",
+                     *                     "id": "6458f202-f828-4f8a-a2b9-4ac32a0d03f5",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "b8171d34-93db-472a-b40b-a074a2c63d93",
+                     *                     "id": "a40ece69-149d-40a0-9fd1-90610e7404ee",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "498976a2-ac51-408d-b17e-30aedb4bedf1",
+                     *                 "id": "2fee9ed1-36b1-49c0-97de-0ee805a8f8ee",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "266f40c7-84b1-48ae-b999-ea9553e4539f",
+                     *                     "id": "c594e0ac-a384-4f95-b3bd-6f267ba7d66d",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "a5a0a08d-6150-455e-be96-6fc766da7df6",
+                     *                     "id": "b00c8495-806e-4696-8a67-81f44a39f071",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "10039ae6-33ec-49a3-8257-d9c950c65b76",
+                     *                     "id": "6d8764be-4bc4-430f-8c58-93dfdb9287c8",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "ebc4b6dc-fec5-4dc7-9e06-cc1493995cd3",
+                     *                     "id": "36e9f06a-64a3-45e1-87eb-50ac3f3caf24",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -4962,30 +5741,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "005327ea-e91f-4ac1-bb6c-05071225d1a3",
+                     *             "id": "394df69d-91bf-4453-b2ed-2ca3c8bb0ca0",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "d288fa3c-642d-4969-9b1a-0886bd1d2b98",
+                     *                 "id": "73abbea7-264e-4613-8309-de2ae0bec175",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a096372a-3331-496d-8435-48a3f692fb5a",
+                     *                     "id": "c536736b-2023-45f0-b5b7-a4e2303c035b",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "f06493dd-5b39-407b-bef7-f247b1132c4f",
+                     *                     "id": "e38d31bc-c972-4f84-a724-3f2026557007",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "7af66a39-bdda-4dce-a742-0ec063411d1e",
+                     *                     "id": "035cb037-a372-4bdb-ab02-14bda6fc1ce2",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "703a9da8-8368-4649-9865-cbe323ab306c",
+                     *                     "id": "c02db43d-6711-4a5c-98f7-4561f13c20c9",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -4993,30 +5772,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3ff0e976-bd41-4c37-95fa-b3a88f261d6a",
+                     *             "id": "5f1c1135-bbb0-49bb-986a-061853d93fcf",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "aa690eca-9df7-43d7-a018-3cdf665da222",
+                     *                 "id": "c86b7ac6-ac1e-4d90-8744-d1acd8674342",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "891ef74a-b1e1-47b9-bbaa-89893d0eeb34",
+                     *                     "id": "ee9a6e0d-51a6-48c8-95d7-37f9a12a3798",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "38c27710-94ef-4b4a-beb4-110e0610b66b",
+                     *                     "id": "6cd91302-ef3b-4fee-a25e-5b886bb58ef1",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "84aa352f-9a6a-4dbb-8086-113149108e5b",
+                     *                     "id": "d6d168b2-992e-49ed-8af4-c308ff91d38f",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "af62e40c-0d09-41fa-9e26-04977976ac97",
+                     *                     "id": "8aac3c7e-6be5-40c3-aba8-3d4b3ba746d7",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5024,26 +5803,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "b50d177b-9dbb-4853-97f8-366ce687c77b",
+                     *             "id": "c1fcf3a8-1185-4439-9fe7-dcf9fc9e1a33",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "32129ca8-3b8f-4e6d-8d7e-38fe9bc960bf",
+                     *                 "id": "124dfe93-d843-40c4-b46d-f0f41df447b3",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7bc42491-241a-4afd-9f08-1cbdc2ce97fe",
+                     *                     "id": "cc087c02-6acc-4893-be52-912155be74da",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "7d46d5ec-a0c2-483f-ae68-dd2bf262b1de",
+                     *                     "id": "e6698bb5-9fac-4e3f-adb1-3ff8940f277e",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "a47dcffa-eacf-4f18-8e5a-f94448cd413e",
+                     *                     "id": "a0745a30-2696-4d53-8973-58e6fb93208f",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -5051,22 +5830,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "d23a2499-6408-4b62-9596-227fa5259c04",
+                     *             "id": "0df4f535-973d-4907-b113-d7ba122c675e",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "6be9f75c-e436-4234-b0e7-39dde00f5fef",
+                     *                 "id": "ebe3a6bc-f644-499d-a1bf-e884f3c59fff",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "981538fd-a9e3-4b77-b445-7094bea845ee",
+                     *                     "id": "860d411a-8516-492c-bd77-7668a15be652",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "cb70e0c6-cf49-41de-9553-c57af78b532e",
+                     *                     "id": "6c24175a-36cc-486c-b300-44c625e3b4fd",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -5074,46 +5853,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "dbc116df-815c-4b57-a1a6-ca58022e1aca",
+                     *             "id": "c289f5e9-65c8-49fa-a526-17ff234be384",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "b2e1e678-7193-4f81-8604-7a28408ef678",
+                     *                 "id": "7bd7795a-df71-4ce9-867a-8c3ffe9a9465",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d5c63536-0f78-4ec6-92bb-7e4071006445",
+                     *                     "id": "9a5e9ee1-cecc-457e-8995-4cc3bfa8cd58",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "7d31550e-2991-46b7-8728-02c67f3ab1d4",
+                     *                     "id": "7e6c5b0c-553a-4c21-8b0f-6dbb60cd1208",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "8f2df862-9c77-43bd-a42e-b344502fc227",
+                     *                 "id": "ce790277-1ebd-4296-9d1c-767521d216d2",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "53559a72-1c71-43fd-a495-51a729ba7374",
+                     *                     "id": "9f4f7116-97ca-4757-b954-210dbee813c6",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "3d1c7444-5015-4811-919a-2a8cb8de1f95",
+                     *                     "id": "a6ff99fb-e928-4f60-be73-3d3ec4cf3d56",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "45f217d5-5a72-4197-ba37-84221a9aee0d",
+                     *                     "id": "aa653d07-1060-4e97-b406-8b2dd0bb1f52",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "e3841882-91b7-4662-a674-ac9b4a0e495a",
+                     *                     "id": "aa6ff173-91d4-4bc4-9646-bee89e3af113",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5121,78 +5900,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "aa72fff2-05a6-46bb-b6c1-40e022e2299f",
+                     *             "id": "5b3a6238-2253-49a1-a7bd-f3fe64fcac48",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "533f7a01-b708-4152-bcd5-4f6fb5acd8fa",
+                     *                 "id": "81f7f881-f526-41e6-8430-8a64cd2939ac",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "39667220-8e62-46b9-8d6e-dbee6405f3a1",
+                     *                     "id": "974e89eb-2243-4653-b314-b2b986289ed2",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "cd8874da-13d0-45b8-896d-82406e3709b6",
+                     *                     "id": "bbaa775d-47ff-431b-8303-a921f0eb0278",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "88c01fca-b110-4bb7-b7e7-b6720ef4cdb6",
+                     *                     "id": "00ea9b3a-abd3-4e2a-aba9-da312771c475",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "d5aac1a4-a09e-4220-ba38-124e398ab7c2",
+                     *                 "id": "2c18573c-1aca-43a5-b5f7-2ad246e34984",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c58593ce-f6c6-4604-b348-7bf24933314c",
+                     *                     "id": "046abfa8-1280-46d6-b561-3a4b56e5aa7d",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "00987e87-8ba3-4ac9-9252-99a14ad07ceb",
+                     *                     "id": "fd24e767-8c30-4bca-97f3-3d6a74586e51",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "6692f2f5-6fbf-42de-9b2a-3a42b969cf4a",
+                     *                     "id": "520d8ee1-3518-4d3c-bf6d-9dcce992c8e2",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "9f82c5c4-0984-46cd-ace4-fec2dbce8acb",
+                     *                     "id": "893001a9-4fa5-4130-a505-7dc0c810fa63",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "1eae62f1-9ded-4f2a-8101-fae3b815606c",
+                     *                 "id": "727625e0-7dda-4c4c-a152-ff123e4cd408",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7174b39a-8744-4394-b69e-e7fafe6ede37",
+                     *                     "id": "4364c7b6-0796-4d23-a045-42184dacef32",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "8a772b6a-a105-4347-a5ce-5fabc798e466",
+                     *                     "id": "0ebb8dd8-77c4-4be6-9663-59e9e47918c2",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "f10e012e-9903-44a5-b627-b1cefd4e6750",
+                     *                     "id": "1fe3bab3-f560-473e-a140-17b12e528a52",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "45a35bff-5f6f-457a-b08c-b738a7783f6a",
+                     *                     "id": "ca27bbc6-3af2-422e-9851-56c78958a34a",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "ed5f4858-f808-4a49-8981-0ae478070825",
+                     *                     "id": "0b66b492-edbe-4218-a32e-0b2b5acd78bd",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5200,30 +5979,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "80606240-eadf-4b34-b915-72f638947f0e",
+                     *             "id": "f0f54217-5e88-4683-870b-051fd3a9356b",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "c861ad86-245b-4e74-b0b6-11f1730db2c3",
+                     *                 "id": "e7e828f5-4c97-433d-a80b-bdf63df62d63",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "333dbac0-44d5-49ef-9e19-e83ed933a66b",
+                     *                     "id": "290a09d7-bdf1-4aa4-a199-159ca0cdb55c",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "441d96bc-5785-4465-9107-8b8cbc488af1",
+                     *                     "id": "6b036e5a-5d17-4528-8851-9f937a2da9ab",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "6480c865-f532-47ee-9492-ea6d64dc7a5f",
+                     *                     "id": "17abdedd-3a5d-401b-a456-ba854ebfef0e",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "d3c3b8e7-499c-4368-b792-67caee40d8ff",
+                     *                     "id": "599b5527-188f-4b5e-89f1-4e0bc405051d",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5231,50 +6010,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "105f2a5e-9551-4e16-ba26-87929b008841",
+                     *             "id": "8686daa1-1d8a-4825-9a61-7635052470e5",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "91248cce-eed7-478c-99ab-ff898085c54e",
+                     *                 "id": "60379037-1287-46bd-a0f4-36e79b53a6e3",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c65221d3-74e9-4131-a8e9-0f1f304af52d",
+                     *                     "id": "97673486-cb12-4c57-b353-db91b0a6d3a4",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "13b3a5b3-bb1c-48f5-8454-5f7bc62f3bbd",
+                     *                     "id": "bae96718-b78a-4fe3-809b-6141b9da58c6",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "df83db22-07a2-4853-b1cc-bc5c733a9327",
+                     *                     "id": "bd02a764-a8e8-490d-abff-d609fbf90f02",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "c7918aab-2ef8-4978-bef3-d14790aaf0b2",
+                     *                 "id": "d7f09a8c-ba6c-4e50-b298-c1a02a07de46",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "eacdff56-c181-436a-a982-640cecd72875",
+                     *                     "id": "8dd7ad8c-5a7e-485b-9102-64b8762f22d7",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "dc44a6d4-1d49-437a-a27e-4eb9a5966796",
+                     *                     "id": "84382212-11a3-4f75-be51-09e4fe099d7b",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "96d8f855-2dbd-4343-b97f-81f1c63905c5",
+                     *                     "id": "5fbf864f-37cc-4e47-8914-18b0a5424724",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "5430cec5-87a2-439a-86c0-2a3a68666c11",
+                     *                     "id": "38f02fc7-0641-4a0b-9c2e-408f6d132f93",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5282,30 +6061,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ac0b6da8-a2de-4ec5-ac1b-7d9f0f6b82c0",
+                     *             "id": "a6691efd-2fe6-46bc-bd97-09d874d2202c",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "0f279f2d-58cb-40c3-a6b7-3b18137c4be1",
+                     *                 "id": "645b52a3-bace-4c76-acf7-b20a3e652c2b",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e50a8a45-8ba1-443c-9247-3ef0b81e6f7f",
+                     *                     "id": "d732f848-90a3-47b0-aedf-2dcfcc74ab24",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "260a42e8-5179-46ac-a323-5f33a99c6166",
+                     *                     "id": "8b64f0e3-553f-472b-abfa-0fb2ce1095ed",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "55e2d596-ad5d-4088-867f-3f1faa799f7d",
+                     *                     "id": "91a1f955-3a4d-4c97-9dcf-cdf80d80b610",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "5fe10309-7847-480d-9151-09514ca18d65",
+                     *                     "id": "8a88c1bb-ed6b-41d1-8ce3-1ac399ac87f4",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5446,10 +6225,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "8ebf887f-3ea6-4439-84d2-cacc89fad732",
+                     *             "id": "f133b57a-bd18-44fc-84c3-082e218eb702",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-24T16:13:40.775Z"
+                     *             "updatedAt": "2026-11-26T01:10:04.626Z"
                      *           }
                      *         ]
                      *       }
@@ -5593,8 +6372,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "a2fa408c-8056-4d0c-b8cd-94a2b9c78e41",
-                     *         "filePath": "media/a2fa408c-8056-4d0c-b8cd-94a2b9c78e41.png"
+                     *         "id": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                     *         "filePath": "media/f8b2515d-0cd0-4a79-8721-00afe327e060.png"
                      *       }
                      *     }
                      */
@@ -5761,16 +6540,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
+                     *             "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-24T16:13:41.422Z",
-                     *             "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *             "createdAt": "2026-11-26T01:10:06.487Z",
+                     *             "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *                 "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -5782,16 +6561,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "30b23fd2-858d-4710-bfdb-4aab0f19d331",
+                     *             "id": "ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-24T16:13:41.764Z",
-                     *             "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *             "createdAt": "2026-11-26T01:10:06.874Z",
+                     *             "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *                 "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -5922,7 +6701,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
+                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
                  */
                 id: string;
             };
@@ -5947,16 +6726,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
+                     *           "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-24T16:13:41.422Z",
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "createdAt": "2026-11-26T01:10:06.487Z",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6083,7 +6862,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
+                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
                  */
                 id: string;
             };
@@ -6109,16 +6888,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
+                     *           "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-24T16:13:41.422Z",
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "createdAt": "2026-11-26T01:10:06.487Z",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6126,7 +6905,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-24T16:13:41.936Z",
+                     *           "takenAt": "2026-11-26T01:10:07.310Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -6296,7 +7075,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
+                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
                  */
                 id: string;
             };
@@ -6332,16 +7111,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
+                     *           "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-24T16:13:41.422Z",
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "createdAt": "2026-11-26T01:10:06.487Z",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6351,8 +7130,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-24T16:13:41.936Z",
-                     *           "deliveredAt": "2026-11-24T16:13:42.603Z"
+                     *           "takenAt": "2026-11-26T01:10:07.310Z",
+                     *           "deliveredAt": "2026-11-26T01:10:07.983Z"
                      *         }
                      *       }
                      *     }
@@ -6521,7 +7300,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 30b23fd2-858d-4710-bfdb-4aab0f19d331
+                 * @example ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2
                  */
                 id: string;
             };
@@ -6557,16 +7336,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "30b23fd2-858d-4710-bfdb-4aab0f19d331",
+                     *           "id": "ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-24T16:13:41.764Z",
-                     *           "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *           "createdAt": "2026-11-26T01:10:06.874Z",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6749,7 +7528,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
+                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
                  */
                 id: string;
             };
@@ -6775,19 +7554,19 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "0b57fc6e-76c3-46bf-a947-57b1b6cb765a",
+                     *             "id": "9616842a-2cc1-47d4-ab73-8611daf2738b",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-24T16:13:42.181Z"
+                     *             "createdAt": "2026-11-26T01:10:07.540Z"
                      *           },
                      *           {
-                     *             "id": "9584ec31-8f63-4561-a958-b720c6b40922",
+                     *             "id": "0de99847-0417-4770-9786-09d2f9a5da7f",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-24T16:13:42.376Z"
+                     *             "createdAt": "2026-11-26T01:10:07.746Z"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-24T16:13:42.376Z"
+                     *         "nextCursor": "2026-11-26T01:10:07.746Z"
                      *       }
                      *     }
                      */
@@ -6910,7 +7689,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 49baafa5-6e4c-4a2b-a448-b3c0fa14b73a
+                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
                  */
                 id: string;
             };
@@ -6945,10 +7724,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "9584ec31-8f63-4561-a958-b720c6b40922",
+                     *           "id": "0de99847-0417-4770-9786-09d2f9a5da7f",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-24T16:13:42.376Z"
+                     *           "createdAt": "2026-11-26T01:10:07.746Z"
                      *         }
                      *       }
                      *     }
@@ -7149,21 +7928,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "cef17d81-5cd9-4c40-ab12-76c08a07a494",
+                     *             "id": "2f8c7ef2-3e9a-4e71-aaa2-cc956e98055c",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-24T16:13:41.422Z",
+                     *             "createdAt": "2026-11-26T01:10:06.487Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "49baafa5-6e4c-4a2b-a448-b3c0fa14b73a",
+                     *                 "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-24T16:13:41.422Z",
-                     *                 "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *                 "createdAt": "2026-11-26T01:10:06.487Z",
+                     *                 "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *                     "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -7177,21 +7956,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "82c36134-8717-4d19-8547-a43c56aa5a27",
+                     *             "id": "2e204649-55be-4161-b1e8-917d213f2661",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-24T16:13:41.764Z",
+                     *             "createdAt": "2026-11-26T01:10:06.874Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "30b23fd2-858d-4710-bfdb-4aab0f19d331",
+                     *                 "id": "ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-24T16:13:41.764Z",
-                     *                 "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                     *                 "createdAt": "2026-11-26T01:10:06.874Z",
+                     *                 "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "8a41934e-4273-47cd-96c8-ae898ab1599a",
+                     *                     "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -7205,7 +7984,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_1a723b61"
+                     *         "nextCursor": "v1_2_8ffceb44"
                      *       }
                      *     }
                      */
@@ -7357,7 +8136,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *             "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -7366,8 +8145,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-24T16:13:41.318Z",
-                     *             "updatedAt": "2026-11-24T16:13:41.318Z"
+                     *             "createdAt": "2026-11-26T01:10:06.136Z",
+                     *             "updatedAt": "2026-11-26T01:10:06.136Z"
                      *           }
                      *         ]
                      *       }
@@ -7516,7 +8295,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7525,10 +8304,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T16:13:41.318Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.318Z"
+                     *           "createdAt": "2026-11-26T01:10:06.136Z",
+                     *           "updatedAt": "2026-11-26T01:10:06.136Z"
                      *         },
-                     *         "secret": "whsec_4caEn+YN+OyBFOSrDeVcArKjWJM62gqI8k+4qEBhZgc="
+                     *         "secret": "whsec_v6WLUaflQyS8ua5/LZB3SotsDHP8koR3fAdZhSknl2Y="
                      *       }
                      *     }
                      */
@@ -7659,7 +8438,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
             };
@@ -7684,7 +8463,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7693,8 +8472,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T16:13:41.318Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.318Z"
+                     *           "createdAt": "2026-11-26T01:10:06.136Z",
+                     *           "updatedAt": "2026-11-26T01:10:06.136Z"
                      *         }
                      *       }
                      *     }
@@ -7809,7 +8588,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
             };
@@ -7834,7 +8613,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -7843,8 +8622,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T16:13:41.318Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.372Z"
+                     *           "createdAt": "2026-11-26T01:10:06.136Z",
+                     *           "updatedAt": "2026-11-26T01:10:06.335Z"
                      *         }
                      *       }
                      *     }
@@ -7959,7 +8738,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
             };
@@ -7994,7 +8773,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8003,8 +8782,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T16:13:41.318Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.360Z"
+                     *           "createdAt": "2026-11-26T01:10:06.136Z",
+                     *           "updatedAt": "2026-11-26T01:10:06.260Z"
                      *         }
                      *       }
                      *     }
@@ -8134,7 +8913,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
             };
@@ -8159,7 +8938,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "1a65bf82-2074-4259-b185-4880d52bb7e4",
+                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8168,10 +8947,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-24T16:13:41.318Z",
-                     *           "updatedAt": "2026-11-24T16:13:41.372Z"
+                     *           "createdAt": "2026-11-26T01:10:06.136Z",
+                     *           "updatedAt": "2026-11-26T01:10:06.335Z"
                      *         },
-                     *         "secret": "whsec_oQpjYunfX66zBUJLL6tF0gCMT1Wi0AGGjkdarAGKmyE="
+                     *         "secret": "whsec_yijshdfob2veuzknSVlChuMk2bBVk1Vl7OrKKQtxhNk="
                      *       }
                      *     }
                      */
@@ -8287,7 +9066,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
             };
@@ -8312,17 +9091,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "cc56c795-6dda-4985-8be0-75ca3bd1ab24",
-                     *           "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *           "eventId": "3d25710d-ca98-4e86-bb3a-d675e0dd886d",
+                     *           "id": "97899490-b162-4ca1-95bf-8e75c34b408f",
+                     *           "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "eventId": "0eb5905f-d0ee-43bf-b8a6-f09ac5eb9220",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-24T16:13:42.988Z",
+                     *           "nextAttemptAt": "2026-11-26T01:10:08.696Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-24T16:13:42.988Z"
+                     *           "createdAt": "2026-11-26T01:10:08.696Z"
                      *         }
                      *       }
                      *     }
@@ -8447,7 +9226,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
             };
@@ -8473,69 +9252,69 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "cc56c795-6dda-4985-8be0-75ca3bd1ab24",
-                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *             "eventId": "3d25710d-ca98-4e86-bb3a-d675e0dd886d",
+                     *             "id": "97899490-b162-4ca1-95bf-8e75c34b408f",
+                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *             "eventId": "0eb5905f-d0ee-43bf-b8a6-f09ac5eb9220",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T16:13:43.002Z",
-                     *             "nextAttemptAt": "2026-11-24T16:13:42.988Z",
+                     *             "lastAttemptAt": "2026-11-26T01:10:08.749Z",
+                     *             "nextAttemptAt": "2026-11-26T01:10:08.696Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-24T16:13:42.988Z"
+                     *             "createdAt": "2026-11-26T01:10:08.696Z"
                      *           },
                      *           {
-                     *             "id": "e09c324b-0b50-45b4-9732-eb92df184b17",
-                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *             "eventId": "c0cb30d8-3625-45bc-880a-66a4a7c403e5",
+                     *             "id": "71c9dde5-b293-4824-9694-2b56b3162558",
+                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *             "eventId": "38eeef7a-e7fe-4a95-86df-731a5dfece66",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T16:13:42.427Z",
-                     *             "nextAttemptAt": "2026-11-24T16:13:47.683Z",
+                     *             "lastAttemptAt": "2026-11-26T01:10:07.768Z",
+                     *             "nextAttemptAt": "2026-11-26T01:10:12.877Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T16:13:42.367Z"
+                     *             "createdAt": "2026-11-26T01:10:07.732Z"
                      *           },
                      *           {
-                     *             "id": "ef216a6f-5073-4ef7-9428-74fa8124d330",
-                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *             "eventId": "4524468b-f358-4bb1-8ba8-3da194687eb5",
+                     *             "id": "5409a73c-ad38-48be-a5db-dbee7331ef43",
+                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *             "eventId": "651d125c-46b9-4819-8606-df52d2f3e581",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T16:13:42.250Z",
-                     *             "nextAttemptAt": "2026-11-24T16:13:46.918Z",
+                     *             "lastAttemptAt": "2026-11-26T01:10:07.589Z",
+                     *             "nextAttemptAt": "2026-11-26T01:10:12.606Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T16:13:42.148Z"
+                     *             "createdAt": "2026-11-26T01:10:07.538Z"
                      *           },
                      *           {
-                     *             "id": "f26d812c-2635-4aed-b78c-eded475ed291",
-                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *             "eventId": "82c36134-8717-4d19-8547-a43c56aa5a27",
+                     *             "id": "b124464f-e094-44a2-9099-a6105271322c",
+                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *             "eventId": "2e204649-55be-4161-b1e8-917d213f2661",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T16:13:41.802Z",
-                     *             "nextAttemptAt": "2026-11-24T16:13:47.529Z",
+                     *             "lastAttemptAt": "2026-11-26T01:10:06.915Z",
+                     *             "nextAttemptAt": "2026-11-26T01:10:12.002Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T16:13:41.764Z"
+                     *             "createdAt": "2026-11-26T01:10:06.874Z"
                      *           },
                      *           {
-                     *             "id": "9d219935-2373-4cb5-82d4-ad360e67b62b",
-                     *             "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *             "eventId": "cef17d81-5cd9-4c40-ab12-76c08a07a494",
+                     *             "id": "2c7b5537-2e7b-4ee9-8679-2fbfc5de3ac7",
+                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *             "eventId": "2f8c7ef2-3e9a-4e71-aaa2-cc956e98055c",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-24T16:13:41.506Z",
-                     *             "nextAttemptAt": "2026-11-24T16:13:46.706Z",
+                     *             "lastAttemptAt": "2026-11-26T01:10:06.673Z",
+                     *             "nextAttemptAt": "2026-11-26T01:10:11.878Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-24T16:13:41.422Z"
+                     *             "createdAt": "2026-11-26T01:10:06.487Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -8654,12 +9433,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 1a65bf82-2074-4259-b185-4880d52bb7e4
+                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cc56c795-6dda-4985-8be0-75ca3bd1ab24
+                 * @example 97899490-b162-4ca1-95bf-8e75c34b408f
                  */
                 deliveryId: string;
             };
@@ -8684,17 +9463,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "cc56c795-6dda-4985-8be0-75ca3bd1ab24",
-                     *           "endpointId": "1a65bf82-2074-4259-b185-4880d52bb7e4",
-                     *           "eventId": "3d25710d-ca98-4e86-bb3a-d675e0dd886d",
+                     *           "id": "97899490-b162-4ca1-95bf-8e75c34b408f",
+                     *           "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "eventId": "0eb5905f-d0ee-43bf-b8a6-f09ac5eb9220",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-24T16:13:43.002Z",
-                     *           "nextAttemptAt": "2026-11-24T16:13:43.124Z",
+                     *           "lastAttemptAt": "2026-11-26T01:10:08.749Z",
+                     *           "nextAttemptAt": "2026-11-26T01:10:08.829Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-24T16:13:42.988Z"
+                     *           "createdAt": "2026-11-26T01:10:08.696Z"
                      *         }
                      *       }
                      *     }
@@ -8828,9 +9607,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42021/deliver",
-                     *           "createdAt": "2026-11-24T16:13:43.795Z",
-                     *           "updatedAt": "2026-11-24T16:13:43.795Z"
+                     *           "url": "http://127.0.0.1:43895/deliver",
+                     *           "createdAt": "2026-11-26T01:10:11.558Z",
+                     *           "updatedAt": "2026-11-26T01:10:11.558Z"
                      *         }
                      *       }
                      *     }
@@ -8949,7 +9728,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "http://127.0.0.1:42021/deliver"
+                 *       "url": "http://127.0.0.1:43895/deliver"
                  *     }
                  */
                 "application/json": components["schemas"]["DeliveryEndpointInput"];
@@ -8973,11 +9752,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42021/deliver",
-                     *           "createdAt": "2026-11-24T16:13:43.795Z",
-                     *           "updatedAt": "2026-11-24T16:13:43.795Z"
+                     *           "url": "http://127.0.0.1:43895/deliver",
+                     *           "createdAt": "2026-11-26T01:10:11.558Z",
+                     *           "updatedAt": "2026-11-26T01:10:11.558Z"
                      *         },
-                     *         "secret": "whsec_+ZDsawAMBAV4bdljrqPTT+hPDCxZbdwTPdAWhPoGm38="
+                     *         "secret": "whsec_4+Lr4PkxvKd8eHQuQA0q1a8NuSPIkM+dwK+suYXyGeY="
                      *       }
                      *     }
                      */
@@ -9127,9 +9906,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42021/deliver",
-                     *           "createdAt": "2026-11-24T16:13:43.795Z",
-                     *           "updatedAt": "2026-11-24T16:13:44.848Z"
+                     *           "url": "http://127.0.0.1:43895/deliver",
+                     *           "createdAt": "2026-11-26T01:10:11.558Z",
+                     *           "updatedAt": "2026-11-26T01:10:12.533Z"
                      *         }
                      *       }
                      *     }
@@ -9263,11 +10042,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:42021/deliver",
-                     *           "createdAt": "2026-11-24T16:13:43.795Z",
-                     *           "updatedAt": "2026-11-24T16:13:44.848Z"
+                     *           "url": "http://127.0.0.1:43895/deliver",
+                     *           "createdAt": "2026-11-26T01:10:11.558Z",
+                     *           "updatedAt": "2026-11-26T01:10:12.533Z"
                      *         },
-                     *         "secret": "whsec_sfcjqoPmhjpz6G/Q8TqtBc37tWqbQJRXliw5W07wwqA="
+                     *         "secret": "whsec_0KFl59xZ4sArX3537Rw1WTrbMXxaADLMSY/AADvSyJs="
                      *       }
                      *     }
                      */
@@ -9387,7 +10166,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "productId": "fc92ad13-fdae-4c84-91f1-9e1ed07dde19",
+                 *       "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
                  *       "quantity": 1
                  *     }
                  */
@@ -9414,7 +10193,7 @@ export interface operations {
                      *         "result": {
                      *           "ok": true,
                      *           "statusCode": 200,
-                     *           "durationMs": 105,
+                     *           "durationMs": 70,
                      *           "valuesCount": 1,
                      *           "problems": []
                      *         }
@@ -9546,7 +10325,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example d3a41e4c-3ae3-4fa5-bae9-bea2ecbd569a
+                 * @example f1523f94-6ccf-40af-9d9f-cef76a801f91
                  */
                 id: string;
             };
@@ -9571,20 +10350,20 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryRequest": {
-                     *           "id": "abeed933-585c-407b-b12b-d571a2ddce80",
-                     *           "orderId": "d3a41e4c-3ae3-4fa5-bae9-bea2ecbd569a",
+                     *           "id": "743b70f3-c04f-46d0-8b06-006ba01cac2f",
+                     *           "orderId": "f1523f94-6ccf-40af-9d9f-cef76a801f91",
                      *           "status": "succeeded",
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-24T16:13:44.344Z",
+                     *               "at": "2026-11-26T01:10:12.034Z",
                      *               "statusCode": 200,
                      *               "error": null,
-                     *               "durationMs": 49
+                     *               "durationMs": 80
                      *             }
                      *           ],
                      *           "nextAttemptAt": null,
-                     *           "createdAt": "2026-11-24T16:13:44.147Z",
-                     *           "updatedAt": "2026-11-24T16:13:44.344Z"
+                     *           "createdAt": "2026-11-26T01:10:11.844Z",
+                     *           "updatedAt": "2026-11-26T01:10:12.034Z"
                      *         }
                      *       }
                      *     }
@@ -9699,7 +10478,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 63a09194-079b-477b-a7e0-8911bd47f0ee
+                 * @example 2a84e2be-08c3-4874-a17c-c0407843dfd6
                  */
                 id: string;
             };
@@ -9724,20 +10503,20 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryRequest": {
-                     *           "id": "bfaf2c62-21d5-47cd-94f7-ea6c1558eb20",
-                     *           "orderId": "63a09194-079b-477b-a7e0-8911bd47f0ee",
+                     *           "id": "5ef53166-7521-4ec3-951f-df83114f4e5a",
+                     *           "orderId": "2a84e2be-08c3-4874-a17c-c0407843dfd6",
                      *           "status": "pending",
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-24T16:13:44.590Z",
+                     *               "at": "2026-11-26T01:10:12.408Z",
                      *               "statusCode": 409,
                      *               "error": "HTTP 409: the endpoint cannot supply this order; no further attempt.",
-                     *               "durationMs": 54
+                     *               "durationMs": 39
                      *             }
                      *           ],
-                     *           "nextAttemptAt": "2026-11-24T16:13:44.670Z",
-                     *           "createdAt": "2026-11-24T16:13:44.455Z",
-                     *           "updatedAt": "2026-11-24T16:13:44.670Z"
+                     *           "nextAttemptAt": "2026-11-26T01:10:12.425Z",
+                     *           "createdAt": "2026-11-26T01:10:12.284Z",
+                     *           "updatedAt": "2026-11-26T01:10:12.425Z"
                      *         }
                      *       }
                      *     }
@@ -9857,6 +10636,1827 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
+            };
+        };
+    };
+    listClaims: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One status or several, comma-separated; absent: all.
+                 * @example open
+                 */
+                status?: string;
+                /** @description Opaque identifier (UUID). */
+                productId?: string;
+                /**
+                 * @description Claims per page (1–100, default 50).
+                 * @example 50
+                 */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "claims": [
+                     *           {
+                     *             "id": "6a83b055-d84a-438d-b9e8-b4c48131a9ac",
+                     *             "orderId": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
+                     *             "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *             "status": "open",
+                     *             "reason": "not_working",
+                     *             "text": "The key says it was already redeemed.",
+                     *             "valueIndexes": [
+                     *               0
+                     *             ],
+                     *             "respondBy": "2026-11-28T01:10:09.745Z",
+                     *             "createdAt": "2026-11-26T01:10:09.745Z",
+                     *             "resolvedAt": null,
+                     *             "resolution": null,
+                     *             "escalatedAt": null
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Newest first. */
+                            claims: components["schemas"]["Claim"][];
+                            /** @description Pass as `after` for the next (older) page; null when there is none. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 6a83b055-d84a-438d-b9e8-b4c48131a9ac
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "claim": {
+                     *           "id": "6a83b055-d84a-438d-b9e8-b4c48131a9ac",
+                     *           "orderId": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "status": "open",
+                     *           "reason": "not_working",
+                     *           "text": "The key says it was already redeemed.",
+                     *           "valueIndexes": [
+                     *             0
+                     *           ],
+                     *           "respondBy": "2026-11-28T01:10:09.745Z",
+                     *           "createdAt": "2026-11-26T01:10:09.745Z",
+                     *           "resolvedAt": null,
+                     *           "resolution": null,
+                     *           "escalatedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            claim: components["schemas"]["Claim"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    replaceClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 6a83b055-d84a-438d-b9e8-b4c48131a9ac
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReplaceClaimInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "claim": {
+                     *           "id": "6a83b055-d84a-438d-b9e8-b4c48131a9ac",
+                     *           "orderId": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "status": "replaced",
+                     *           "reason": "not_working",
+                     *           "text": "The key says it was already redeemed.",
+                     *           "valueIndexes": [
+                     *             0
+                     *           ],
+                     *           "respondBy": "2026-11-28T01:10:09.745Z",
+                     *           "createdAt": "2026-11-26T01:10:09.745Z",
+                     *           "resolvedAt": "2026-11-26T01:10:09.974Z",
+                     *           "resolution": {
+                     *             "kind": "replaced",
+                     *             "by": "seller",
+                     *             "note": null,
+                     *             "amount": null
+                     *           },
+                     *           "escalatedAt": null
+                     *         },
+                     *         "order": {
+                     *           "id": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
+                     *           "status": "awaiting_confirmation",
+                     *           "createdAt": "2026-11-26T01:10:09.576Z",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "productTitle": "Steam key: Hades II",
+                     *           "quantity": 1,
+                     *           "amount": 600.33,
+                     *           "fieldValues": [
+                     *             {
+                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "label": "Email for delivery",
+                     *               "value": "buyer@example.com"
+                     *             }
+                     *           ],
+                     *           "assigneeType": "auto",
+                     *           "deliveredValue": "HADES-8LQW-2MNB-50TY",
+                     *           "deliveredValues": [
+                     *             "HADES-8LQW-2MNB-50TY"
+                     *           ],
+                     *           "takenAt": "2026-11-26T01:10:09.576Z",
+                     *           "deliveredAt": "2026-11-26T01:10:09.576Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            claim: components["schemas"]["Claim"];
+                            order: components["schemas"]["Order"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. `CLAIM_INVALID_STATUS`: The claim's status does not allow this action (also: another action on it won a moment before). `STOCK_INSUFFICIENT`: A replacement from stock found too few available items of the order's option; nothing changed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderInvalidStatusError"] | components["schemas"]["IdempotencyInProgressError"] | components["schemas"]["ClaimInvalidStatusError"] | components["schemas"]["StockInsufficientError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    refundClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 5b744cfb-7a98-4d1a-abc9-f6960894e6fe
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Sorry, refunded."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundClaimInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "claim": {
+                     *           "id": "5b744cfb-7a98-4d1a-abc9-f6960894e6fe",
+                     *           "orderId": "4efaaba7-0dfb-4314-af7f-ca3be7701ca0",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "status": "refunded",
+                     *           "reason": "not_working",
+                     *           "text": "Wrong region.",
+                     *           "valueIndexes": [
+                     *             0
+                     *           ],
+                     *           "respondBy": "2026-11-28T01:10:11.084Z",
+                     *           "createdAt": "2026-11-26T01:10:11.084Z",
+                     *           "resolvedAt": "2026-11-26T01:10:11.372Z",
+                     *           "resolution": {
+                     *             "kind": "refunded",
+                     *             "by": "seller",
+                     *             "note": "Sorry, refunded.",
+                     *             "amount": 600.33
+                     *           },
+                     *           "escalatedAt": null
+                     *         },
+                     *         "order": {
+                     *           "id": "4efaaba7-0dfb-4314-af7f-ca3be7701ca0",
+                     *           "status": "cancelled",
+                     *           "createdAt": "2026-11-26T01:10:10.965Z",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "productTitle": "Steam key: Hades II",
+                     *           "quantity": 1,
+                     *           "amount": 600.33,
+                     *           "fieldValues": [
+                     *             {
+                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "label": "Email for delivery",
+                     *               "value": "buyer@example.com"
+                     *             }
+                     *           ],
+                     *           "assigneeType": "auto",
+                     *           "deliveredValue": "HADES-Z0CJ-6WUA-18FN",
+                     *           "deliveredValues": [
+                     *             "HADES-Z0CJ-6WUA-18FN"
+                     *           ],
+                     *           "takenAt": "2026-11-26T01:10:10.965Z",
+                     *           "deliveredAt": "2026-11-26T01:10:10.965Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            claim: components["schemas"]["Claim"];
+                            order: components["schemas"]["Order"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. `CLAIM_INVALID_STATUS`: The claim's status does not allow this action (also: another action on it won a moment before). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderInvalidStatusError"] | components["schemas"]["IdempotencyInProgressError"] | components["schemas"]["ClaimInvalidStatusError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    rejectClaim: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 5888aad7-345c-40a1-a8c3-ce94d72220b1
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "The key was activated on your account at 10:02."
+                 *     }
+                 */
+                "application/json": components["schemas"]["RejectClaimInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "claim": {
+                     *           "id": "5888aad7-345c-40a1-a8c3-ce94d72220b1",
+                     *           "orderId": "06a11885-9edd-4866-88f4-950164fd9751",
+                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "status": "rejected",
+                     *           "reason": "not_working",
+                     *           "text": "Activation fails with an error.",
+                     *           "valueIndexes": [
+                     *             0
+                     *           ],
+                     *           "respondBy": "2026-11-28T01:10:10.316Z",
+                     *           "createdAt": "2026-11-26T01:10:10.316Z",
+                     *           "resolvedAt": "2026-11-26T01:10:10.444Z",
+                     *           "resolution": {
+                     *             "kind": "rejected",
+                     *             "by": "seller",
+                     *             "note": "The key was activated on your account at 10:02.",
+                     *             "amount": null
+                     *           },
+                     *           "escalatedAt": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            claim: components["schemas"]["Claim"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. `CLAIM_INVALID_STATUS`: The claim's status does not allow this action (also: another action on it won a moment before). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyInProgressError"] | components["schemas"]["ClaimInvalidStatusError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getSalesStats: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day of the range (inclusive), in `tz`. Default: 29 days before `to`.
+                 * @example 2026-11-20
+                 */
+                from?: string;
+                /**
+                 * @description Last day of the range (inclusive), in `tz`. Default: today in `tz`. At most 366 days counting both ends.
+                 * @example 2026-11-26
+                 */
+                to?: string;
+                /**
+                 * @description `day` (default), `week` (ISO weeks, from Monday), `month`, or `product`.
+                 * @example day
+                 */
+                groupBy?: "day" | "week" | "month" | "product";
+                /**
+                 * @description IANA time zone the days are counted in (e.g. `Europe/Moscow`, the default). Echoed as given.
+                 * @example Europe/Moscow
+                 */
+                tz?: string;
+                /** @description Only this product of the shop (another shop's: 404). */
+                productId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "from": "2026-11-20",
+                     *         "to": "2026-11-26",
+                     *         "tz": "Europe/Moscow",
+                     *         "groupBy": "day",
+                     *         "rows": [
+                     *           {
+                     *             "period": "2026-11-20",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-21",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-22",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-23",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-24",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-25",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-26",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 2,
+                     *             "quantity": 2,
+                     *             "gross": 1200.66,
+                     *             "refunded": 600.33,
+                     *             "credited": 600.33
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "orders": 2,
+                     *           "quantity": 2,
+                     *           "gross": 1200.66,
+                     *           "refunded": 600.33,
+                     *           "credited": 600.33
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SalesStats"];
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    orderPaidWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderPaidWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderTakenWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderTakenWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderDeliveredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDeliveredWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCancelledWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCompletedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageCreatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    stockLowWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockLowWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    stockEmptyWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockEmptyWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderDeliveryFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDeliveryFailedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimOpenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimOpenedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimEscalatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimEscalatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimResolvedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimResolvedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderUpdatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliveryRequestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryRequestWebhook"];
+            };
+        };
+        responses: {
+            /** @description The goods: the order is delivered with these values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAnswer"];
+                };
+            };
+            /** @description Cannot supply this order: no further attempt; the order stays `paid` and the feed gets `order.delivery_failed`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Cannot supply this order, as 409. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a body not of the shape above, no answer within `DELIVERY_TIMEOUT_MS`) is a failed attempt, made again on `DELIVERY_RETRY_SCHEDULE`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -16,5 +16,8 @@ export interface SellerClientOptions {
 }
 
 export function createSellerClient (options: SellerClientOptions): SellerClient {
-  return createClient<paths>({ baseUrl: options.baseUrl, fetch: retryingFetch(options.apiKey, options.retry, options.fetch) })
+  return createClient<paths>({
+    baseUrl: options.baseUrl,
+    fetch: retryingFetch(options.apiKey, options.retry, options.fetch)
+  })
 }

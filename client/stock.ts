@@ -11,7 +11,9 @@ export type Stock = components['schemas']['Stock']
 export interface AddStockResult { added: number, duplicates: number, filledOrders: number, stock: Stock | null }
 
 /** Adds `values` to a product's stock (of `optionId` when it has variants), in order, in calls of 10 000. */
-export async function addStock (client: SellerClient, productId: string, values: readonly string[], options: { optionId?: string } = {}): Promise<AddStockResult> {
+export async function addStock (
+  client: SellerClient, productId: string, values: readonly string[], options: { optionId?: string } = {}
+): Promise<AddStockResult> {
   const total: AddStockResult = { added: 0, duplicates: 0, filledOrders: 0, stock: null }
   for (let start = 0; start < values.length; start += STOCK_VALUES_PER_CALL) {
     const chunk = values.slice(start, start + STOCK_VALUES_PER_CALL)

@@ -8,7 +8,11 @@ export type Unwrapped<T> = T extends { success: true, data: infer D } ? D : neve
  * The `data` of a call's success envelope; a failed call throws
  * SellerApiError (a network failure after the retries: code NETWORK_ERROR).
  */
-export async function unwrap<T> (call: Promise<{ data?: T, error?: unknown, response: Response }>): Promise<Unwrapped<T>> {
+export async function unwrap<T> (call: Promise<{
+  data?: T,
+  error?: unknown,
+  response: Response
+}>): Promise<Unwrapped<T>> {
   let result: { data?: T, error?: unknown, response: Response }
   try {
     result = await call

@@ -27,13 +27,19 @@
 // a delivery of its own code (after a 409 it reads the order back and compares).
 // An order taken, delivered or cancelled by someone else is left alone: no
 // delivery, no message, no code used.
+//
+// Claims (docs/claims.md): when a buyer reports the code of an order the bot
+// delivered (`claim.opened`, still open), the bot replaces it with the next
+// unused code of the file and never hands the reported one out again
+// (`badCodes` in the state file). A claim on any other order, one reporting no
+// code, or one when the file has no code left is left to a person.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createSellerClient, followEvents, SellerApiError, unwrap } from '../client/index.js'
 
 type Step = 'taking' | 'taken' | 'delivered' | 'thanked' | 'elsewhere'
 interface Journal { step: Step, code?: string }
-interface State { cursor?: string, orders: Record<string, Journal> }
+interface State { cursor?: string, orders: Record<string, Journal>, badCodes?: string[] }
 
 /** A problem the user must fix: printed as one line, exit 1. */
 class Stop extends Error {}
@@ -55,9 +61,10 @@ function loadState (): State {
   }
   try {
     const state = JSON.parse(text) as State
-    return { cursor: state.cursor, orders: state.orders ?? {} }
+    return { cursor: state.cursor, orders: state.orders ?? {}, badCodes: state.badCodes ?? [] }
   } catch {
-    throw new Stop(`the state file ${stateFile} is not JSON: restore it or remove it (the bot then starts from the oldest event)`)
+    throw new Stop(`the state file ${stateFile} is not JSON: restore it or remove it (the bot then starts ` +
+      'from the oldest event)')
   }
 }
 
@@ -72,7 +79,8 @@ function readCodes (): string[] {
     text = readFileSync(codesFile, 'utf8')
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message
-    throw new Stop(`cannot read the codes file ${codesFile} (${reason}): create it with one code per line (BOT_CODES_FILE names another file)`)
+    throw new Stop(`cannot read the codes file ${codesFile} (${reason}): create it with one code per line ` +
+      '(BOT_CODES_FILE names another file)')
   }
   return text.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'))
 }
@@ -81,12 +89,17 @@ function readCodes (): string[] {
 function codeFor (state: State, orderId: string): string {
   const entry = state.orders[orderId]
   if (entry.code) return entry.code
-  const held = new Set(Object.values(state.orders).map((o) => o.code))
-  const code = readCodes().find((line) => !held.has(line))
+  const code = unusedCode(state)
   if (!code) throw new Stop(`no unused code left in ${codesFile}: add codes and start the bot again`)
   entry.code = code
   saveState(state)
   return code
+}
+
+/** The first code of the file no order holds and no claim reported. */
+function unusedCode (state: State): string | undefined {
+  const held = new Set([...Object.values(state.orders).map((o) => o.code), ...state.badCodes ?? []])
+  return readCodes().find((line) => !held.has(line))
 }
 
 const seller = createSellerClient({ baseUrl, apiKey })
@@ -116,7 +129,8 @@ async function fulfil (state: State, orderId: string) {
   if (entry.step === 'taking') {
     try {
       // After a crash the same key answers with the stored success of our own take.
-      await once(() => unwrap(seller.POST('/v1/orders/{id}/take', { ...path, headers: { 'idempotency-key': `take:${orderId}` } })))
+      await once(() => unwrap(seller.POST('/v1/orders/{id}/take',
+        { ...path, headers: { 'idempotency-key': `take:${orderId}` } })))
     } catch (err) {
       if (!isStatusConflict(err)) throw err
       entry.step = 'elsewhere'
@@ -131,7 +145,8 @@ async function fulfil (state: State, orderId: string) {
   if (entry.step === 'taken') {
     const code = codeFor(state, orderId)
     try {
-      await once(() => unwrap(seller.POST('/v1/orders/{id}/deliver', { ...path, body: { value: code }, headers: { 'idempotency-key': `deliver:${orderId}` } })))
+      await once(() => unwrap(seller.POST('/v1/orders/{id}/deliver',
+        { ...path, body: { value: code }, headers: { 'idempotency-key': `deliver:${orderId}` } })))
     } catch (err) {
       if (!isStatusConflict(err)) throw err
       // Delivered (or cancelled) meanwhile: ours only if it holds our code.
@@ -164,10 +179,41 @@ async function answer (state: State, orderId: string, message: { id: string, sen
   if (message.senderRole !== 'buyer' || !entry || (entry.step !== 'delivered' && entry.step !== 'thanked')) return
   await once(() => unwrap(seller.POST('/v1/orders/{id}/messages', {
     params: { path: { id: orderId } },
-    body: { text: `This is the shop's bot. Your code for this order: ${entry.code}. A person from the shop will read your message too.` },
+    body: {
+      text: `This is the shop's bot. Your code for this order: ${entry.code}. A person from the shop ` +
+      'will read your message too.'
+    },
     headers: { 'idempotency-key': `answer:${message.id}` }
   })))
   log(`order ${orderId}: answered the buyer`)
+}
+
+interface OpenedClaim { id: string, orderId: string, status: string, valueIndexes: number[] }
+
+/** Replaces the reported code of an order the bot delivered; anything else is left to a person. */
+async function replaceClaimed (state: State, claim: OpenedClaim) {
+  const entry = state.orders[claim.orderId]
+  const ours = entry && (entry.step === 'delivered' || entry.step === 'thanked') && entry.code !== undefined
+  const code = ours && claim.status === 'open' && claim.valueIndexes.length === 1 ? unusedCode(state) : undefined
+  if (!code) {
+    log(`claim ${claim.id} on order ${claim.orderId}: left to a person`)
+    return
+  }
+  try {
+    await once(() => unwrap(seller.POST('/v1/claims/{id}/replace', {
+      params: { path: { id: claim.id } },
+      body: { values: [code] },
+      headers: { 'idempotency-key': `replace:${claim.id}` }
+    })))
+  } catch (err) {
+    if (!(err instanceof SellerApiError && err.code === 'CLAIM_INVALID_STATUS')) throw err
+    log(`claim ${claim.id} was answered by someone else: left alone`)
+    return
+  }
+  state.badCodes = [...state.badCodes ?? [], entry.code!]
+  entry.code = code
+  saveState(state)
+  log(`claim ${claim.id}: order ${claim.orderId} got a new code`)
 }
 
 async function main () {
@@ -179,11 +225,13 @@ async function main () {
     process.once(signal, () => { log(`${signal}: stopping after the current order`); stop.abort() })
   }
   log(`following the feed of ${baseUrl} from ${state.cursor ?? 'the oldest event'}`)
-  const pages = followEvents(seller, { after: state.cursor, types: ['order.paid', 'message.created'], signal: stop.signal })
+  const pages = followEvents(seller,
+    { after: state.cursor, types: ['order.paid', 'message.created', 'claim.opened'], signal: stop.signal })
   for await (const page of pages) {
     for (const event of page.events) {
       if (event.type === 'order.paid') await fulfil(state, event.data.order.id)
       else if (event.type === 'message.created') await answer(state, event.data.orderId, event.data.message)
+      else if (event.type === 'claim.opened') await replaceClaimed(state, event.data.claim)
     }
     state.cursor = page.nextCursor
     saveState(state)
