@@ -3,7 +3,7 @@
 // its own database from it). It drops nothing it did not create: databases of
 // other runs, even dead ones, are left alone (test/teardown.ts cleans this run's).
 import postgres from 'postgres'
-import { openDatabase } from '../db/client.js'
+import { openDatabase } from '../db/core/client.js'
 import { adminUrl, templateName, testDatabaseBaseUrl, withDatabase } from './fixtures/databases.js'
 
 const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} })

@@ -76,6 +76,19 @@ t.test('a balancer\'s 502 is retried for a keyed call, not for an unkeyed POST',
   t.equal(unkeyed.seen.length, 1, 'a POST without a key is not repeated')
 })
 
+t.test('a proxy\'s error body with a numeric code gives a SellerApiError whose code is a string', async (t) => {
+  const { baseUrl, shop } = await listening(t)
+  // A gateway in front of the service answers in its own error format (Google's, here), not the envelope.
+  const gatewayBody = { error: { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE', details: 'none' } }
+  const gateway = recordingFetch(async () => Response.json(gatewayBody, { status: 503 }))
+  const api = createSellerClient({ baseUrl, apiKey: shop.apiKey, fetch: gateway.fetch, retry: { attempts: 1 } })
+  const err = await unwrap(api.GET('/v1/orders', { params: { query: { status: 'paid' } } })).catch((e: unknown) => e) as SellerApiError
+  t.ok(err instanceof SellerApiError)
+  t.match(err, { status: 503, code: 'INTERNAL_ERROR', message: 'The service is currently unavailable.', details: [] })
+  t.type(err.code, 'string')
+  t.equal(err.code.startsWith('INTERNAL'), true, 'string methods work on it')
+})
+
 t.test('a 429 is waited out (Retry-After) and retried', async (t) => {
   const { baseUrl, shop } = await listening(t, { RATE_LIMIT_MAX: 2, RATE_LIMIT_WINDOW_MS: 1000 })
   const recorder = recordingFetch()

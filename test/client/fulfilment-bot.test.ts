@@ -12,6 +12,7 @@ import t, { type Test } from 'tap'
 import { build, createShop, type App, type ShopFixture } from '../helper.js'
 import { act, buy, postAsBuyer } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
+import { openClaim } from '../fixtures/claims.js'
 
 const codes = Array.from({ length: 8 }, (_, i) => `CODE-${i + 1}-${Math.random().toString(36).slice(2, 8)}`)
 
@@ -183,4 +184,30 @@ t.test('a missing codes file or API key: one line on stderr, exit 1', async (t) 
   t.equal(await noKey.exited, 1)
   t.equal(noKey.output().trim().split('\n').length, 1)
   t.match(noKey.output(), /SELLER_API_KEY is not set/)
+})
+
+t.test('a claim on an order the bot delivered gets a new code from the file', async (t) => {
+  const { app, shop, product, env } = await setUp(t)
+  const mine = await buy(app, product)
+  let bot = startBot(env)
+  t.teardown(() => { bot.child.kill('SIGKILL') })
+  const [delivered] = await allDelivered(app, shop, [mine.id])
+  bot.child.kill('SIGINT')
+  await bot.exited
+  const res = await openClaim(app, delivered.id)
+  t.equal(res.statusCode, 201, res.body)
+  bot = startBot(env)
+  let order = delivered
+  for (let i = 0; i < 300 && order.deliveredValue === delivered.deliveredValue; i++) {
+    await sleep(100)
+    order = await orderOf(app, shop, delivered.id)
+  }
+  t.not(order.deliveredValue, delivered.deliveredValue, 'replaced')
+  t.ok(codes.includes(order.deliveredValue), 'by a code of the file')
+  const claim = (await app.inject({ method: 'GET', url: `/v1/claims/${res.json().data.claim.id}`, headers: shop.headers })).json().data.claim
+  t.match(claim, { status: 'replaced', resolution: { by: 'seller' } })
+  bot.child.kill('SIGINT')
+  await bot.exited
+  const state = JSON.parse(readFileSync(env.BOT_STATE_FILE, 'utf8'))
+  t.same(state.badCodes, [delivered.deliveredValue], 'the reported code is never handed out again')
 })

@@ -3,22 +3,41 @@ import { deliveredValuesFrom, joinDeliveredValues, orderStatuses, orderTransitio
 
 t.test('the table is the one of docs/api-rules.md, orders', async (t) => {
   t.same(orderStatuses, ['paid', 'processing', 'awaiting_confirmation', 'completed', 'cancelled'])
-  t.same(orderTransitions.take, { from: ['paid'], to: 'processing', stamps: 'takenAt', ledger: null, assigneeType: 'api' })
-  t.same(orderTransitions.deliver, { from: ['processing'], to: 'awaiting_confirmation', stamps: 'deliveredAt', ledger: null })
-  t.same(orderTransitions.cancel, { from: ['paid', 'processing', 'awaiting_confirmation'], to: 'cancelled', stamps: 'cancelledAt', ledger: 'refund' })
-  t.same(orderTransitions.confirm, { from: ['awaiting_confirmation'], to: 'completed', stamps: 'completedAt', ledger: 'credit' })
+  t.same(orderTransitions.take, { from: ['paid'], to: 'processing', stamps: ['takenAt'], ledger: null, assigneeType: 'api' })
+  t.same(orderTransitions.deliver, {
+    from: ['processing'], to: 'awaiting_confirmation', stamps: ['deliveredAt'], ledger: null, delivers: true
+  })
+  t.same(orderTransitions.cancel, {
+    from: ['paid', 'processing', 'awaiting_confirmation'], to: 'cancelled', stamps: ['cancelledAt'], ledger: 'refund'
+  })
+  t.same(orderTransitions.confirm, {
+    from: ['awaiting_confirmation'], to: 'completed', stamps: ['completedAt'], ledger: 'credit'
+  })
+  // The service's own delivery (stock, delivery endpoint): taken and delivered at once, by `auto`.
+  t.same(orderTransitions.autoDeliver, {
+    from: ['paid'], to: 'awaiting_confirmation', stamps: ['takenAt', 'deliveredAt'], ledger: null, assigneeType: 'auto', delivers: true
+  })
+  t.same(orderTransitions.refund, {
+    from: ['awaiting_confirmation', 'completed'], to: 'cancelled', stamps: ['cancelledAt'], ledger: 'refund', debitFrom: ['completed']
+  }, 'a claim\'s refund (docs/claims.md)')
 })
 
-t.test('final statuses allow nothing; no action leads back', async (t) => {
+t.test('final statuses allow nothing but a claim\'s refund of a completed order; no action leads back', async (t) => {
   for (const status of ['completed', 'cancelled'] as const) {
-    for (const action of Object.keys(orderTransitions) as OrderAction[]) t.notOk(orderTransitions[action].from.includes(status), `${action} from ${status}`)
+    for (const action of Object.keys(orderTransitions) as OrderAction[]) {
+      if (action === 'refund' && status === 'completed') continue
+      t.notOk(orderTransitions[action].from.includes(status), `${action} from ${status}`)
+    }
   }
   for (const [action, transition] of Object.entries(orderTransitions)) {
     t.notOk(transition.from.includes(transition.to), `${action} cannot apply to its own result`)
   }
-  // Money moves only on the two final transitions, and never both for one order.
+  // Money moves only on the transitions into a final status; a debit only where a credit was made.
   const moving = Object.entries(orderTransitions).filter(([, tr]) => tr.ledger !== null).map(([a]) => a)
-  t.same(moving.sort(), ['cancel', 'confirm'])
+  t.same(moving.sort(), ['cancel', 'confirm', 'refund'])
+  for (const transition of Object.values(orderTransitions)) {
+    for (const status of transition.debitFrom ?? []) t.equal(orderTransitions.confirm.to, status, 'debited only after the credit')
+  }
 })
 
 t.test('delivered values', async (t) => {

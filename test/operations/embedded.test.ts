@@ -53,8 +53,14 @@ t.test('embedded mode survives a restart', async (t) => {
   t.ok(first.output().includes(token), 'the generated internal token is printed')
   t.ok(first.stderr().includes(`try: curl -H "Authorization: Bearer ${key}" ${base}/v1/products`), 'the first-run block is on stderr, with this PORT')
   t.notOk(first.stdout().includes(key!), 'never in the JSON log stream')
+  const portal = /seller portal: (\S+\/portal\/enter\?token=portal_link_[A-Za-z0-9_-]{43})/.exec(first.stderr())?.[1]
+  t.ok(portal?.startsWith(base), 'a seller portal link for the demo shop is printed next to the key')
+  t.notOk(first.stdout().includes(portal!.split('token=')[1]), 'its token never in the log stream')
+  const entered = await fetch(portal!, { redirect: 'manual' })
+  t.equal(entered.status, 303, 'the link opens the portal')
+  t.match(entered.headers.get('set-cookie'), /^portal_session=/)
   const openapi = await (await fetch(`${base}/docs/json`)).json()
-  t.equal(openapi.servers[0].url, base, 'PUBLIC_BASE_URL follows PORT')
+  t.equal(openapi.servers[0].url, '/', 'a relative server: a generated client is given its deployment\'s address')
 
   const cli = await runCli({ DATA_DIR: dataDir, DATABASE_URL: undefined, TEST_DATABASE_URL: undefined }, 'shop:create', 'While running')
   t.equal(cli.code, 1, 'the CLI refuses a data directory a running server holds')

@@ -33,6 +33,19 @@ t.test('API key authentication', async (t) => {
     t.equal(rightBearer.statusCode, 200)
   })
 
+  t.test('the key in both headers, as generated clients send it: one request of that key', async (t) => {
+    const both = { authorization: `Bearer ${shop.apiKey}`, 'x-api-key': shop.apiKey }
+    const first = await get(both)
+    const second = await get(both)
+    t.equal(first.statusCode, 200)
+    t.equal(Number(first.headers['ratelimit-remaining']) - Number(second.headers['ratelimit-remaining']), 1, 'counted once')
+    const posted = await app.inject({ method: 'POST', url: '/v1/webhook-endpoints', headers: both, payload: { url: 'https://bot.example.com/hooks' } })
+    t.equal(posted.statusCode, 201, 'writes too')
+    // Another shop's key in X-API-Key changes nothing: the Authorization key decides.
+    const mixed = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: { ...both, 'x-api-key': other.apiKey } })
+    t.same(mixed.json().data.endpoints.map((e: { id: string }) => e.id), [posted.json().data.endpoint.id], 'the Authorization key\'s shop')
+  })
+
   t.test('missing, malformed and unknown keys: 401 API_KEY_INVALID', async (t) => {
     const cases: Array<Record<string, string>> = [
       {},

@@ -19,9 +19,12 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   REDIS_SENTINEL_NAME: ' ',
   REDIS_PREFIX: 'has spaces',
   INTERNAL_TOKEN: 'short',
+  VALUES_ENCRYPTION_KEY: 'not-base64-of-32-bytes',
+  VALUES_ENCRYPTION_KEY_PREVIOUS: 'c2hvcnQ=',
   STOCK_ENCRYPTION_KEY: 'not-base64-of-32-bytes',
   STOCK_ENCRYPTION_KEY_PREVIOUS: 'c2hvcnQ=',
   PUBLIC_BASE_URL: 'http://example.com/',
+  PORTAL_FRAME_ANCESTORS: 'https://market.example/settings',
   RATE_LIMIT_MAX: '0',
   RATE_LIMIT_WINDOW_MS: '999',
   PUBLIC_RATE_LIMIT_MAX: '0',
@@ -48,7 +51,10 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   WEBHOOK_ENDPOINT_CONCURRENCY: '101',
   WEBHOOK_POLL_INTERVAL_MS: '5',
   DELIVERY_TIMEOUT_MS: '60001',
-  DELIVERY_RETRY_SCHEDULE: '5,later'
+  DELIVERY_RETRY_SCHEDULE: '5,later',
+  CLAIM_RESPONSE_SECONDS: '0',
+  CLAIM_WINDOW_DAYS: 'a week',
+  CLAIM_SWEEP_INTERVAL_MS: '60000'
 }
 
 function problems (env: Record<string, string>): string[] {

@@ -37,7 +37,7 @@ t.test('encrypted at rest, wrong key refused, rotation, re-encryption', async (t
   const list = (await stockCall(wrong, shop, product.id, 'GET', '/items')).json().data.items
   const refused = await stockCall(wrong, shop, product.id, 'POST', '/items/remove', { ids: [list[0].id] })
   t.equal(refused.statusCode, 503)
-  t.match(refused.json().error.message, /neither STOCK_ENCRYPTION_KEY .* nor STOCK_ENCRYPTION_KEY_PREVIOUS/)
+  t.match(refused.json().error.message, /neither VALUES_ENCRYPTION_KEY .* nor VALUES_ENCRYPTION_KEY_PREVIOUS/)
   const waiting = await buy(wrong, product)
   t.match(waiting, { status: 'paid', deliveredValues: [] }, 'no garbage delivered')
   t.equal((await stockCall(wrong, shop, product.id, 'GET', '')).json().data.stock.available, 4, 'nothing taken')

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { buildApp, serverOptions } from '../../app.js'
-import { detectPooler } from '../../db/pooler.js'
+import { detectPooler } from '../../db/core/pooler.js'
 import { act, buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { build, createShop, fileDatabaseUrl, testConfig, throughPooler } from '../helper.js'
