@@ -25,7 +25,12 @@ function dockerfileRuntime () {
   for (const line of lastStage.split('\n')) {
     const [instruction, ...rest] = line.trim().split(/\s+/)
     const args = rest.join(' ')
-    if (instruction === 'ENV') for (const pair of rest) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1)
+    if (instruction === 'ENV') {
+      for (const pair of rest) {
+        env[pair.slice(0,
+          pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1)
+      }
+    }
     if (instruction === 'CMD') cmd = JSON.parse(args)
     if (instruction === 'HEALTHCHECK') healthcheck = JSON.parse(args.slice(args.indexOf(' CMD ') + 5))
   }
@@ -55,12 +60,20 @@ try {
   const started = Date.now()
   execFileSync(join(root, 'scripts', 'build-release.sh'), [root, app], { stdio: 'inherit' })
   console.log(`release built in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  check(!existsSync(join(app, 'node_modules', 'typescript')) && existsSync(join(app, 'dist', 'server.js')), 'dist/ is built and dev dependencies are pruned (no typescript)')
+  check(!existsSync(join(app, 'node_modules', 'typescript')) && existsSync(join(app, 'dist', 'server.js')),
+    'dist/ is built and dev dependencies are pruned (no typescript)')
 
   const { env, cmd, healthcheck } = dockerfileRuntime()
   const port = Number(process.env.RELEASE_CHECK_PORT) || await freePort()
   // The Dockerfile's ENV, but on 127.0.0.1 (only local traffic here), a free port and a scratch data directory.
-  const runEnv = { PATH: process.env.PATH, ...env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: join(scratch, 'data'), LOG_LEVEL: 'warn' }
+  const runEnv = {
+    PATH: process.env.PATH,
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: join(scratch, 'data'),
+    LOG_LEVEL: 'warn'
+  }
   const base = `http://127.0.0.1:${port}`
 
   const measure = async (label) => {
@@ -75,7 +88,8 @@ try {
       if (spawnSync(healthcheck[0], healthcheck.slice(1), { cwd: app, env: runEnv }).status === 0) break
       await sleep(100)
     }
-    check(spawnSync(healthcheck[0], healthcheck.slice(1), { cwd: app, env: runEnv }).status === 0, `${label}: the HEALTHCHECK command passes after ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+    check(spawnSync(healthcheck[0], healthcheck.slice(1), { cwd: app, env: runEnv }).status === 0, `${label}: ` +
+      `the HEALTHCHECK command passes after ${((Date.now() - t0) / 1000).toFixed(1)} s`)
     return { child, output: () => output, exited }
   }
 
@@ -88,10 +102,13 @@ try {
   }
   check(key, 'the first start prints a demo key')
   const products = await (await fetch(`${base}/v1/products`, { headers: { authorization: `Bearer ${key}` } })).json()
-  check(products.success === true && products.data.products.length === 1, `the demo key lists the demo product (${JSON.stringify(products).slice(0, 300)})`)
+  check(products.success === true && products.data.products.length === 1, 'the demo key lists the demo ' +
+    `product (${JSON.stringify(products).slice(0, 300)})`)
 
-  const refused = spawnSync(process.execPath, ['dist/cli.js', 'key:list', products.data.products[0].id], { cwd: app, env: runEnv, encoding: 'utf8' })
-  check(refused.status === 1 && /in use by another process/.test(refused.stderr), 'node dist/cli.js refuses the data directory of the running server')
+  const refused = spawnSync(process.execPath, ['dist/cli.js', 'key:list', products.data.products[0].id],
+    { cwd: app, env: runEnv, encoding: 'utf8' })
+  check(refused.status === 1 && /in use by another process/.test(refused.stderr), 'node dist/cli.js refuses ' +
+    'the data directory of the running server')
   server.child.kill('SIGTERM')
   check(await server.exited === 0, 'SIGTERM stops it cleanly')
 
@@ -102,8 +119,10 @@ try {
   check(await server.exited === 0, 'SIGTERM stops it cleanly again')
   server = undefined
 
-  const cli = spawnSync(process.execPath, ['dist/cli.js', 'seed:demo', 'Release check', '--json'], { cwd: app, env: runEnv, encoding: 'utf8' })
-  check(cli.status === 0 && /^service_sk_/.test(JSON.parse(cli.stdout).secret), 'node dist/cli.js seed:demo --json works on the stopped data directory')
+  const cli = spawnSync(process.execPath, ['dist/cli.js', 'seed:demo', 'Release check', '--json'],
+    { cwd: app, env: runEnv, encoding: 'utf8' })
+  check(cli.status === 0 && /^service_sk_/.test(JSON.parse(cli.stdout).secret), 'node dist/cli.js seed:demo ' +
+    '--json works on the stopped data directory')
   console.log('release check passed')
 } finally {
   if (server) server.child.kill('SIGKILL')

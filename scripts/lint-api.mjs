@@ -13,8 +13,12 @@ let problems = 0
 for (const file of files) {
   const redocly = spawnSync(bin('redocly'), ['lint', file, '--format=json'], { encoding: 'utf8' })
   const { totals } = JSON.parse(redocly.stdout)
-  console.log(`redocly (recommended) ${file}: ${totals.errors} errors, ${totals.warnings} warnings, ${totals.ignored} ignored`)
-  if (totals.errors || totals.warnings) console.log(spawnSync(bin('redocly'), ['lint', file, '--format=stylish'], { encoding: 'utf8' }).stdout)
+  console.log(`redocly (recommended) ${file}: ${totals.errors} errors, ${totals.warnings} warnings, ` +
+    `${totals.ignored} ignored`)
+  if (totals.errors || totals.warnings) {
+    console.log(spawnSync(bin('redocly'), ['lint', file, '--format=stylish'],
+      { encoding: 'utf8' }).stdout)
+  }
   problems += totals.errors + totals.warnings
 }
 const spectral = spawnSync(bin('spectral'), ['lint', ...files, '--format=json', '--quiet'], { encoding: 'utf8' })
@@ -23,7 +27,9 @@ const results = JSON.parse(spectral.stdout || '[]')
 const errors = results.filter((r) => r.severity === 0).length
 const warnings = results.filter((r) => r.severity === 1).length
 console.log(`spectral (spectral:oas) ${files.join(', ')}: ${errors} errors, ${warnings} warnings`)
-for (const r of results.filter((r) => r.severity <= 1)) console.log(`  ${r.source}: ${r.code} ${r.message} at ${r.path.join('.')}`)
+for (const r of results.filter((r) => r.severity <= 1)) {
+  console.log(`  ${r.source}: ${r.code} ${r.message} at ${r.path.join('.')}`)
+}
 problems += errors + warnings
 if (problems > 0) {
   console.error(`lint:api: ${problems} problems`)

@@ -28,7 +28,8 @@ function filesUnder (dir) {
 }
 
 export function sourceHash () {
-  const files = [...ENTRY_FILES.map((name) => join(root, name)), ...ROOT_FILES.map((name) => join(root, name)), ...DIRECTORIES.flatMap((dir) => filesUnder(join(root, dir)))]
+  const files = [...ENTRY_FILES.map((name) => join(root, name)), ...ROOT_FILES.map((name) => join(root, name)),
+    ...DIRECTORIES.flatMap((dir) => filesUnder(join(root, dir)))]
     .filter((file) => statSync(file).isFile())
     .sort()
   const hash = createHash('sha256')

@@ -16,12 +16,15 @@ if (builtHash() !== sourceHash()) {
   }
   if (!compilerPresent) {
     process.stderr.write(existsSync(join(root, 'dist', 'server.js'))
-      ? 'dist/ is older than the sources and TypeScript is not installed (a production install): build before pruning (npm run build), or run `node dist/server.js` as it is.\n'
-      : 'There is no build in dist/ and TypeScript is not installed (a production install): run `npm ci && npm run build` first.\n')
+      ? 'dist/ is older than the sources and TypeScript is not installed (a production install): build before ' +
+        'pruning (npm run build), or run `node dist/server.js` as it is.\n'
+      : 'There is no build in dist/ and TypeScript is not installed (a production install): run `npm ci && ' +
+        'npm run build` first.\n')
     process.exit(1)
   }
   process.stderr.write('Building dist/ (the sources changed since the last build)…\n')
   // build.mjs says what failed in one line: nothing to add to it.
-  if (spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(1)
+  if (spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')],
+    { stdio: 'inherit' }).status !== 0) process.exit(1)
 }
 await import('../dist/server.js')

@@ -2,7 +2,8 @@
 // docs/capacity.md. Starts a Postgres cluster of its own (initdb / pg_ctl from
 // /usr/lib/postgresql/*/bin, with pg_stat_statements) and a Redis of its own,
 // each on a free port under a temporary directory, so the counts are the
-// service's alone; runs one service instance in this process against them; and
+// service's alone; starts one service instance (`tsx server.ts`) on them and
+// drives it over HTTP as its clients do; and
 // for each operation resets the statistics, runs it BENCH_OPS times
 // (scripts/bench/settings.ts) and reads statements, rows, WAL bytes and execution
 // time (pg_stat_statements) and commands (Redis INFO commandstats) per operation. Also the connections an
@@ -14,15 +15,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
-import { buildApp } from '../../app.js'
-import { loadConfig } from '../../plugins/config.js'
-import { emailField, productInput } from '../../test/fixtures/products.js'
-import { freePort, sleep } from './processes.js'
+import { randomBytes } from 'node:crypto'
+import { call, freePort, killAllServers, productBody, sleep, startServer, startService, stopAllServers, transpiled, waitReady } from './processes.js'
 import { benchSettings } from './settings.js'
 
 const OPS = benchSettings('bench:capacity').BENCH_OPS
 const TOKEN = 'capacity-internal-token-0123456789'
-const auth = { authorization: `Bearer ${TOKEN}` }
+const stockKey = randomBytes(32).toString('base64')
 const pgBin = join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql').sort().at(-1)!, 'bin')
 const dir = mkdtempSync(join(tmpdir(), 'seller-api-capacity-'))
 const asPostgres = process.getuid?.() === 0 ? ['-u', 'postgres'] : null
@@ -51,41 +50,50 @@ async function startRedis (port: number) {
   return { redis, stop: () => { redis.disconnect(); child.kill() } }
 }
 
+/** What stops the Postgres and the Redis this run started. */
+const stops: Array<() => void> = []
+
 interface Cost { op: string, roundTrips: number, statements: number, rows: number, walBytes: number, execMs: number, redis: number, top: string }
 
 async function main () {
   const [pgPort, redisPort] = [await freePort(), await freePort()]
   const stopPostgres = await startPostgres(pgPort)
+  stops.push(stopPostgres)
   const { redis, stop: stopRedis } = await startRedis(redisPort)
+  stops.push(stopRedis)
   const url = `postgres://postgres@127.0.0.1:${pgPort}/postgres`
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   await sql`create extension if not exists pg_stat_statements`
   const receiver = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1')
-  const app = await buildApp({
-    config: loadConfig({}, {
-      DATABASE_URL: url,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      INTERNAL_TOKEN: TOKEN,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: 1_000_000,
-      WEBHOOK_ALLOW_HTTP: true,
-      WEBHOOK_ALLOW_PRIVATE: true
-    })
-  })
-  const inject = async (method: string, url: string, headers: Record<string, string>, payload?: object) => {
-    const res = await app.inject({ method: method as 'GET', url, headers, payload })
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
-    return res.json().data
-  }
+  const metricsPort = await freePort()
+  const service = await startService('service', {
+    DATABASE_URL: url,
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    INTERNAL_TOKEN: TOKEN,
+    METRICS_PORT: String(metricsPort),
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // Counted, never shed.
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+    STOCK_ENCRYPTION_KEY: stockKey
+  }, { fromSource: true })
+  // The bare baseline of `npm run bench` (scripts/bench/baseline.ts), for the stock purchase's counts beside the service's.
+  const baselinePort = await freePort()
+  const baseline = startServer('baseline', ['--input-type=module', '--eval', transpiled('baseline.ts')], {
+    PORT: String(baselinePort), DATABASE_URL: url, DB_POOL_MAX: '10', INTERNAL_TOKEN: TOKEN, STOCK_ENCRYPTION_KEY: stockKey
+  }, baselinePort, 'seller-api-bench-baseline')
+  await Promise.all([waitReady(service), waitReady(baseline)])
+  /** Requests the service holds right now (its metrics). */
+  const inFlight = async () => Number(/^http_requests_in_flight (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())?.[1])
+  const inject = (method: string, url: string, token: string, payload?: object, headers?: Record<string, string>) =>
+    call(service, method, url, token, payload, headers)
   async function newShop (name: string) {
-    const { shop } = await inject('POST', '/internal/v1/shops', auth, { name })
-    const { secret } = await inject('POST', `/internal/v1/shops/${shop.id}/api-keys`, auth, { name: 'capacity' })
-    const key = { authorization: `Bearer ${secret}` }
+    const { shop } = await inject('POST', '/internal/v1/shops', TOKEN, { name })
+    const { secret: key } = await inject('POST', `/internal/v1/shops/${shop.id}/api-keys`, TOKEN, { name: 'capacity' })
     const { categories } = await inject('GET', '/v1/categories', key)
-    const { product } = await inject('POST', '/v1/products', key,
-      productInput(categories[0].id, { title: 'Steam key', description: 'A key.', fields: [emailField] }))
-    const buy = () => inject('POST', '/internal/v1/orders', auth, { productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'b@example.com' }] })
-    return { shopId: shop.id as string, key, buy }
+    const { product } = await inject('POST', '/v1/products', key, productBody(categories[0].id, 'Steam key'))
+    const buy = () => inject('POST', '/internal/v1/orders', TOKEN, { productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'b@example.com' }] })
+    return { shopId: shop.id as string, productId: product.id as string, key: key as string, buy }
   }
 
   const costs: Cost[] = []
@@ -116,10 +124,10 @@ async function main () {
   const paidOrders: string[] = []
   await measure('idle instance, per second', () => sleep(1000), 5)
   await measure('purchase (POST /internal/v1/orders), no webhook endpoint', async () => paidOrders.push((await plain.buy()).order.id))
-  await measure('take (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/take`, { ...plain.key, 'idempotency-key': `take-${i}` }))
-  await measure('take replayed (same key)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/take`, { ...plain.key, 'idempotency-key': `take-${i}` }))
-  await measure('deliver (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/deliver`, { ...plain.key, 'idempotency-key': `deliver-${i}` }, { value: `code-${i}` }))
-  await measure('chat message (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/messages`, { ...plain.key, 'idempotency-key': `message-${i}` }, { text: 'Thanks!' }))
+  await measure('take (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/take`, plain.key, undefined, { 'idempotency-key': `take-${i}` }))
+  await measure('take replayed (same key)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/take`, plain.key, undefined, { 'idempotency-key': `take-${i}` }))
+  await measure('deliver (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/deliver`, plain.key, { value: `code-${i}` }, { 'idempotency-key': `deliver-${i}` }))
+  await measure('chat message (keyed)', (i) => inject('POST', `/v1/orders/${paidOrders[i]}/messages`, plain.key, { text: 'Thanks!' }, { 'idempotency-key': `message-${i}` }))
   await measure('list orders (GET /v1/orders?limit=20)', () => inject('GET', '/v1/orders?limit=20', plain.key))
   await measure('one order (GET /v1/orders/:id)', (i) => inject('GET', `/v1/orders/${paidOrders[i]}`, plain.key))
   await measure('feed page (GET /v1/events, 50 events)', () => inject('GET', '/v1/events?limit=50', plain.key))
@@ -129,7 +137,7 @@ async function main () {
   let cursor = (await inject('GET', '/v1/events?after=latest', polled.key)).nextCursor
   await measure('purchase + wake-up of 5 held long polls of the shop', async () => {
     const held = Array.from({ length: 5 }, () => inject('GET', `/v1/events?after=${cursor}&wait=10`, polled.key))
-    while (app.eventWakeups.waiting < 5) await sleep(2)
+    while (await inFlight() < 5) await sleep(2)
     await polled.buy()
     cursor = (await Promise.all(held))[0].nextCursor
   }, 100)
@@ -146,6 +154,23 @@ async function main () {
     }
   }, 100)
 
+  // Purchases delivered from stock (items uploaded through the API), on the service and on the bare baseline.
+  const stockShop = async (name: string) => {
+    const shop = await newShop(name)
+    await inject('PATCH', `/v1/products/${shop.productId}/stock`, shop.key, { autoDelivery: 'stock' })
+    const values = Array.from({ length: OPS + 10 }, (_, i) => `CODE-${i}-${randomBytes(6).toString('hex')}`)
+    await inject('POST', `/v1/products/${shop.productId}/stock/items`, shop.key, { values })
+    return shop
+  }
+  const stocked = await stockShop('Stocked')
+  await measure('purchase delivered from stock', async () => {
+    const { order } = await stocked.buy()
+    if (order.status !== 'awaiting_confirmation') throw new Error('not delivered from stock')
+  })
+  const bare = await stockShop('Bare')
+  await measure('purchase delivered from stock, bare baseline (scripts/bench/baseline.ts)', () =>
+    call(baseline, 'POST', '/internal/v1/orders', TOKEN, { productId: bare.productId, quantity: 1, fieldValues: [] }))
+
   // Connections under a burst of 50 concurrent requests.
   await Promise.all(Array.from({ length: 50 }, () => inject('GET', '/v1/orders?limit=20', plain.key)))
   const busy = await Promise.all([connections(), Promise.all(Array.from({ length: 50 }, () => inject('GET', '/v1/orders?limit=20', plain.key)))]).then(([n]) => n)
@@ -154,16 +179,17 @@ async function main () {
   console.log('\n| operation | statements sent | statements with nested | rows | WAL bytes | Postgres exec ms | Redis commands |\n|---|--:|--:|--:|--:|--:|--:|')
   for (const c of costs) console.log(`| ${c.op} | ${c.roundTrips.toFixed(2)} | ${c.statements.toFixed(2)} | ${c.rows.toFixed(1)} | ${c.walBytes.toFixed(0)} | ${c.execMs.toFixed(3)} | ${c.redis.toFixed(2)} |`)
 
-  await app.close()
+  await stopAllServers()
   receiver.close()
   await sql.end()
-  stopRedis()
-  stopPostgres()
+  for (const stop of stops.splice(0).reverse()) stop()
   rmSync(dir, { recursive: true, force: true })
 }
 
 main().catch((err) => {
   console.error(err)
+  killAllServers()
+  for (const stop of stops.reverse()) { try { stop() } catch { /* already stopped */ } }
   rmSync(dir, { recursive: true, force: true })
   process.exit(1)
 })

@@ -27,11 +27,9 @@ import { randomBytes } from 'node:crypto'
 import { createServer as createHttpServer } from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
-import { orderJson } from '../../db/order-row.js'
-import { isoTime } from '../../db/sql-time.js'
-import { cleanUpOnExit, elapsed } from './kit.js'
-import { sleep, stopServer, type Server } from './processes.js'
+import { cleanUpOnExit, elapsed, sleep, stopServer, type Server } from './processes.js'
 import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
+import { seedDeliveryBacklog } from './seed.js'
 import { benchSettings } from './settings.js'
 
 const settings = benchSettings('bench:delivery')
@@ -135,18 +133,7 @@ async function steadyLoad (sql: postgres.Sql, shops: Shop[]) {
 
 async function backlogDrain (sql: postgres.Sql) {
   const perShop = Math.ceil(BACKLOG / SHOPS)
-  await sql.begin((tx) => tx.unsafe(`with o as (
-      insert into orders (shop_id, product_id, product_title, quantity, amount, field_values)
-      select p.shop_id, p.id, p.title, 1, p.price, '[]'::jsonb from products p cross join generate_series(1, ${perShop})
-      where p.auto_delivery = 'endpoint'
-      returning *
-    )
-    insert into webhook_deliveries (id, endpoint_id, webhook_id, event_type, kind, order_id, payload, next_attempt_at, updated_at)
-    select g.id, de.id, g.id, 'order.delivery_requested', 'delivery_request', o.id,
-      jsonb_build_object('timestamp', ${isoTime('now()')}, 'data', jsonb_build_object('order', ${orderJson('o')}, 'test', false)), now(), now()
-    from o join webhook_endpoints de on de.shop_id = o.shop_id and de.purpose = 'delivery'
-      cross join lateral (select gen_random_uuid() as id, o.id as order_id) g`))
-  const committed = Date.now()
+  const committed = await seedDeliveryBacklog(bench.url, perShop)
   const orders = perShop * SHOPS
   const until = committed + 150_000
   let left = orders

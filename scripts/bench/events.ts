@@ -3,12 +3,12 @@
 //
 //  1. Claims and seeds a bench database as `npm run bench` does (1 000 shops with
 //     a key and a product with automation each, 120 000 orders).
-//  2. NOTIFY cost: 20 connections append events, each in a transaction, with
-//     the statement the service's writes append theirs with
-//     (db/event-statements.ts: bump the shop's seq, insert the event) without
-//     any hint, with `pg_notify` inside the transaction, and with the hint after
-//     commit as the service sends it (db/notifications.ts), twice each, while
-//     one connection LISTENs; reports commits/s and commit latency.
+//  2. NOTIFY cost: 20 connections append events, each in a transaction (bump
+//     the shop's seq, insert the event, as the service's writes do), without any
+//     hint, with `pg_notify` inside the transaction, and with the hint after
+//     commit from a connection that does not wait for the disk (as the service
+//     sends it, docs/events.md), twice each, while one connection LISTENs;
+//     reports commits/s and commit latency.
 //  3. Builds and starts two service instances on Postgres and Redis: the
 //     follower (the bots' instance, measured) and a writer.
 //  4. Orders-list p99 on the follower (autocannon) without long polls; then opens
@@ -28,13 +28,9 @@
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import postgres from 'postgres'
-import { appendEventCtes } from '../../db/event-statements.js'
-import { EVENTS_CHANNEL } from '../../db/events.js'
-import { Notifier, payloadsOf } from '../../db/notifications.js'
-import {
-  autocannon, claimBenchDatabase, cleanUpOnExit, elapsed, freePort, log, memory, run, SHOPS, sleep, stopAllServers,
-  startServer, waitReady, type BenchDatabase, type Server
-} from './kit.js'
+import { measureSides } from './load.js'
+import { cleanUpOnExit, elapsed, log, memory, run, sleep, startService, stopAllServers, waitReady, type Server } from './processes.js'
+import { createDatabase, databaseUrl, dropDatabase, READER_SHOPS as SHOPS, seedReaders } from './seed.js'
 import { startBots, type Bots } from './long-polls.js'
 import { benchSettings } from './settings.js'
 
@@ -62,13 +58,14 @@ const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ')
 type HintMode = 'none' | 'in the transaction' | 'after commit'
 interface CommitRun { mode: HintMode, commitsPerSecond: number, p50: number, p99: number }
 
-/** An `order.paid` event of shop $1 with data $2, as the service appends one. */
-const appendEventSql = `with src as (select $1::uuid as shop_id),
-  ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
-  select 1`
+/** An `order.paid` event of shop $1 with data $2: the shop's seq bumped under its row lock, the event row. */
+const appendEventSql = `with s as (update shops set event_seq = event_seq + 1 where id = $1 returning id, event_seq)
+  insert into events (shop_id, seq, type, data) select s.id, s.event_seq, 'order.paid', $2::text::jsonb from s`
+/** The bench's own channel: the hint's cost, not the service's listeners, is measured. */
+const CHANNEL = 'seller_api_bench_notify'
 
 /** NOTIFY_WRITERS connections append events for NOTIFY_SECONDS, each to its own shops (no row-lock waits). */
-async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string[], mode: HintMode): Promise<CommitRun> {
+async function commitRun (sql: postgres.Sql, notifier: postgres.Sql, shopIds: string[], mode: HintMode): Promise<CommitRun> {
   const latencies: number[] = []
   const payload = { order: { id: '00000000-0000-4000-8000-000000000000', status: 'paid', productTitle: 'Steam key: Game', amount: 499.9, fieldValues: [{ label: 'Email', value: 'buyer@example.com' }] } }
   const data = JSON.stringify(payload)
@@ -79,9 +76,9 @@ async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string
       const started = performance.now()
       await sql.begin(async (tx) => {
         await tx.unsafe(appendEventSql, [shopId, data], { prepare: true })
-        if (mode === 'in the transaction') await tx`select pg_notify(${EVENTS_CHANNEL}, ${shopId})`
+        if (mode === 'in the transaction') await tx`select pg_notify(${CHANNEL}, ${shopId})`
       })
-      if (mode === 'after commit') notifier.notify(EVENTS_CHANNEL, shopId)
+      if (mode === 'after commit') notifier`select pg_notify(${CHANNEL}, ${shopId})`.catch(() => {})
       latencies.push(performance.now() - started)
     }
   }))
@@ -93,17 +90,16 @@ async function commitRun (sql: postgres.Sql, notifier: Notifier, shopIds: string
 
 async function measureNotifyCost (url: string, shopIds: string[]): Promise<CommitRun[]> {
   const sql = postgres(url, { max: NOTIFY_WRITERS, onnotice: () => {} })
-  // As db/client.ts sends them.
-  const notifierClient = postgres(url, { max: 1, onnotice: () => {}, connection: { synchronous_commit: 'off' } })
-  const notifier = new Notifier((channel, payload) => notifierClient`select pg_notify(${channel}, ${payload})`)
+  // One connection that does not wait for the disk, as the service's notifier.
+  const notifier = postgres(url, { max: 1, onnotice: () => {}, connection: { synchronous_commit: 'off' } })
   let heard = 0
-  const { unlisten } = await sql.listen(EVENTS_CHANNEL, (notification) => { heard += payloadsOf(notification).length })
+  const { unlisten } = await sql.listen(CHANNEL, () => { heard++ })
   try {
     const runs: CommitRun[] = []
     for (const mode of ['none', 'in the transaction', 'after commit', 'after commit', 'in the transaction', 'none'] as const) {
       runs.push(await commitRun(sql, notifier, shopIds, mode))
     }
-    await notifier.close()
+    await notifier`select 1`
     log(`${elapsed()} the listener heard ${heard} hints`)
     // Leave the feed as the seeding made it: no events (and so no deliveries of them).
     await sql`truncate webhook_deliveries, events`
@@ -111,7 +107,7 @@ async function measureNotifyCost (url: string, shopIds: string[]): Promise<Commi
     return runs
   } finally {
     await unlisten()
-    await Promise.all([sql.end({ timeout: 5 }), notifierClient.end({ timeout: 5 })])
+    await Promise.all([sql.end({ timeout: 5 }), notifier.end({ timeout: 5 })])
   }
 }
 
@@ -121,27 +117,10 @@ interface OrdersRun { label: string, rps: number, p50: number, p99: number }
 
 async function ordersRun (server: Server, secrets: string[], label: string): Promise<OrdersRun> {
   let next = 0
-  const options = (duration: number) => ({
-    url: `http://127.0.0.1:${server.port}`,
-    connections: CONNECTIONS,
-    duration,
-    timeout: 10,
-    requests: [{
-      method: 'GET',
-      setupRequest (request: { method: string, path: string, headers: Record<string, string> }) {
-        request.path = '/v1/orders?status=paid&limit=20'
-        request.headers = { ...request.headers, authorization: `Bearer ${secrets[next++ % secrets.length]}` }
-        return request
-      }
-    }]
-  })
-  await autocannon(options(2))
-  const result = await autocannon(options(DURATION_S))
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`orders list (${label}): ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts\n${server.output.slice(-10).join('\n')}`)
-  }
-  const run = { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
-  log(`${elapsed()} orders list, ${label}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms (load ${loadAverage()})`)
+  const workload = { name: 'orders list', next: () => ({ method: 'GET' as const, path: '/v1/orders?status=paid&limit=20', headers: { authorization: `Bearer ${secrets[next++ % secrets.length]}` } }) }
+  const [m] = await measureSides([{ server, database: BENCH_DB, workload }], { warmupS: 2, slices: 1, sliceS: DURATION_S }, { connections: CONNECTIONS, monitor: database!.monitor, redis: null })
+  const run = { label, rps: m.rps, p50: m.p50, p99: m.p99 }
+  log(`${elapsed()} orders list, ${label}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms (load ${loadAverage()})`)
   return run
 }
 
@@ -220,7 +199,7 @@ function report (figures: {
     `commits/s against no hint: in the transaction ${(commitRate('in the transaction') / commitRate('none')).toFixed(2)}×, after commit ${(commitRate('after commit') / commitRate('none')).toFixed(2)}×`, '',
     `GET /v1/orders?status=paid&limit=20 on the follower (${CONNECTIONS} connections, ${DURATION_S} s per run):`,
     '| run | req/s | p50 ms | p99 ms |', '|---|--:|--:|--:|',
-    ...orders.map((o) => `| ${o.label} | ${o.rps.toFixed(0)} | ${o.p50} | ${o.p99} |`),
+    ...orders.map((o) => `| ${o.label} | ${o.rps.toFixed(0)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} |`),
     `p99 with the long polls / without: ${ordersRatio.toFixed(2)}×`, '',
     `Purchases on the writer at ${EVENT_RATE}/s for ${EVENT_SECONDS} s: ${events.purchases} events (${(events.purchases / events.seconds).toFixed(0)} events/s, ${(events.delivered / events.seconds).toFixed(0)} deliveries/s)`,
     `  delivered ${events.delivered} of ${events.expected}, duplicates ${events.duplicates}`,
@@ -235,6 +214,27 @@ function report (figures: {
 }
 
 // ---------------------------------------------------------------- main
+
+interface BenchDatabase { url: string, monitor: postgres.Sql, release: () => Promise<void> }
+
+/** The bench database, claimed under an advisory lock (a second run would drop it under the first), dropped at the end. */
+async function claimBenchDatabase (serverUrl: string, name: string, keep: boolean): Promise<BenchDatabase> {
+  const monitor = postgres(serverUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  const [{ locked }] = await monitor<{ locked: boolean }[]>`select pg_try_advisory_lock(7310, hashtext(${name})) as locked`
+  if (!locked) {
+    await monitor.end({ timeout: 2 })
+    throw new Error(`another benchmark is using ${name} right now; wait for it (or set BENCH_DB)`)
+  }
+  return {
+    url: databaseUrl(serverUrl, name),
+    monitor,
+    async release () {
+      if (keep) log(`kept database ${name} (BENCH_KEEP_DB=1)`)
+      else await dropDatabase(serverUrl, name).catch((err: Error) => log(`could not drop ${name}: ${err.message}`))
+      await monitor.end({ timeout: 2 })
+    }
+  }
+}
 
 let database: BenchDatabase | undefined
 let bots: Bots | undefined
@@ -254,7 +254,7 @@ async function main () {
 
   database = await claimBenchDatabase(settings.DATABASE_URL, BENCH_DB, settings.BENCH_KEEP_DB)
   log(`building the service and seeding ${BENCH_DB}`)
-  const [fixtures] = await Promise.all([database.seed(), run('npm', ['run', 'build'])])
+  const [fixtures] = await Promise.all([createDatabase(settings.DATABASE_URL, BENCH_DB).then(() => seedReaders(database!.url)), run('npm', ['run', 'build'])])
   const sql = postgres(database.url, { max: 1, onnotice: () => {} })
   const catalog = await sql<Array<{ shop_id: string, id: string }>>`select shop_id, id from products where external`.finally(() => sql.end())
   const productIds = catalog.map((p) => p.id)
@@ -262,23 +262,11 @@ async function main () {
 
   const commits = await measureNotifyCost(database.url, [...new Set(catalog.map((p) => p.shop_id))])
 
-  const env = (port: number) => ({
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: database!.url,
-    REDIS_URL,
-    DB_POOL_MAX: String(POOL_MAX),
-    RATE_LIMIT_MAX: '1000000000',
-    INTERNAL_TOKEN,
-    LOG_LEVEL: 'warn',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`
-  })
-  const [followerPort, writerPort] = [await freePort(), await freePort()]
-  const follower = startServer('follower', ['dist/server.js'], env(followerPort), followerPort, 'shop-seller-api')
-  const writer = startServer('writer', ['dist/server.js'], env(writerPort), writerPort, 'shop-seller-api')
+  const env = { DATABASE_URL: database.url, REDIS_URL, DB_POOL_MAX: String(POOL_MAX), INTERNAL_TOKEN }
+  const follower = await startService('follower', env)
+  const writer = await startService('writer', env)
   await Promise.all([waitReady(follower), waitReady(writer)])
-  log(`${elapsed()} follower on :${followerPort} (pid ${follower.child.pid}), writer on :${writerPort}`)
+  log(`${elapsed()} follower on :${follower.port} (pid ${follower.child.pid}), writer on :${writer.port}`)
 
   const orders: OrdersRun[] = []
   orders.push(await ordersRun(follower, fixtures.secrets, 'without long polls (1)'))

@@ -1,15 +1,18 @@
-// `npm run bench`: issue 11's targets measured in one invocation, BENCH_RUNS
-// times (default 3), each ratio from the same run, verdicts on the medians. See
-// docs/performance.md.
+// `npm run bench`: the hot path's and stock's targets (docs/performance.md,
+// "Targets") measured in one invocation, BENCH_RUNS times (default 3), each ratio
+// from the same run, verdicts on the medians.
 //
 //  1. Seeds, with set-based SQL: the main database (1 000 reader shops with 120
 //     orders and chats, a shop with 50 000 paid orders and one with 30, 1 000
 //     writer shops with a batch of fresh orders for every write measurement),
 //     a 10 k and a 1 M orders database with the same 100 measured shops, and
 //     the embedded default's data directory (demo shop, 10 000 paid orders).
+//     The stock database: 1 M encrypted items, 64 + 64 shops of stock products
+//     (scripts/bench/stock.ts). All of it through scripts/bench/seed.ts, the one
+//     seeding entry point; everything measured goes through HTTP.
 //  2. Builds the service and starts it on each of them (Postgres ones with
-//     Redis), plus the read baseline (scripts/bench/read-baseline.ts) and the write
-//     baseline (scripts/bench/write-baseline.ts) on the main database.
+//     Redis), plus the baseline (scripts/bench/baseline.ts) on the main and on
+//     the stock database.
 //  3. Warms every server up, then per run, with autocannon: reads (orders list,
 //     messages poll) and writes (take, deliver, cancel, POST message, each with
 //     an Idempotency-Key), baseline against service; the orders list of the big
@@ -17,13 +20,17 @@
 //     of a comparison take turns in short slices (and who starts alternates
 //     between runs), so the machine's changing load weighs on both alike. The
 //     1-minute load average is sampled throughout. Any non-2xx fails the bench.
-//     Last in each run, 5 000 idle long polls (GET /v1/events) are held on the
-//     service while the orders list and the chat post are measured again.
+//     Then 5 000 idle long polls (GET /v1/events) are held on the service while
+//     the orders list and the chat post are measured again; last, the stock
+//     purchase against the baseline's, taking at 1 M vs ≤ 10, the upload; and
+//     a claim replaced from stock against the baseline's (scripts/bench/claims.ts),
+//     and a feed page of 50 sealed orders against the baseline's (feed.ts).
 //  4. Prints each run's measurements, then every target with PASS / FAIL.
 //
 // Settings: scripts/bench/settings.ts (DATABASE_URL, REDIS_URL, DB_POOL_MAX,
 // BENCH_RUNS, BENCH_DURATION, BENCH_ONLY, …); BENCH_DB gets _10k and _1m added for
 // the table-size pair; with BENCH_POOLER_URL the baselines stay direct.
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -32,12 +39,15 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './load.js'
 import {
-  cleanUpOnExit, freePort, killAllServers, log, peakRssMb, run, sleep, startServer, stopAllServers, transpiled, waitReady, type Server
+  cleanUpOnExit, freePort, killAllServers, log, memory, run, sleep, startServer, startService as startProcess, stopAllServers, transpiled,
+  waitReady, type Server
 } from './processes.js'
 import { startBots } from './long-polls.js'
-import { runTable, targetTable, type RunResult } from './report.js'
+import { failedTargets, runTable, targetTable, type RunResult } from './report.js'
 import { benchSettings, scenariosOf, type Scenario } from './settings.js'
-import { benchStock, stockReport, type StockBenchResult } from './stock.js'
+import { preflightStock, seedStockBench, stockRun } from './stock.js'
+import { claimsRun, preflightClaims, seedClaimsBench } from './claims.js'
+import { feedRun, preflightFeed, seedFeedBench } from './feed.js'
 import {
   CURSOR_AFTER_MESSAGE, MESSAGES_PER_POLLED_ORDER, createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize,
   writeOps, type MainFixtures, type WriteOp, type WriteTarget
@@ -63,6 +73,9 @@ const EMBEDDED_PAID = 10_000
 /** Past this everything is torn down: generous, a run takes about two minutes. */
 const DEADLINE_MS = 5 * 60_000 + RUNS * 5 * 60_000
 
+const INTERNAL_TOKEN = 'bench-internal-token-0123456789'
+/** The stock database's STOCK_ENCRYPTION_KEY, given to the service and to the baseline. */
+const STOCK_KEY = randomBytes(32)
 const databases = { main: BENCH_DB, small: `${BENCH_DB}_10k`, large: `${BENCH_DB}_1m`, stock: `${BENCH_DB}_stock` }
 let embeddedDir: string | null = null
 
@@ -160,7 +173,7 @@ let ownDatabases = false
 let cleaning: Promise<void> | null = null
 
 /** The Redis prefixes of the bench's services: their windows, idempotency records and epochs go at the end. */
-const redisPrefixes = { main: 'bench:main:', small: 'bench:10k:', large: 'bench:1m:' }
+const redisPrefixes = { main: 'bench:main:', small: 'bench:10k:', large: 'bench:1m:', stock: 'bench:stock:' }
 
 async function dropRedisKeys () {
   const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
@@ -197,38 +210,30 @@ function cleanup (): Promise<void> {
   return cleaning
 }
 
-function serviceEnv (port: number, extra: Record<string, string>): Record<string, string> {
-  return {
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
+const nodeArgs = settings.BENCH_NODE_ARGS.split(' ').filter(Boolean)
+
+/** A service on `extra` (its database, Redis, …) with the bench's pool size and token. */
+function startService (name: string, extra: Record<string, string>): Promise<Server> {
+  return startProcess(name, {
     DB_POOL_MAX: String(POOL_MAX),
-    RATE_LIMIT_MAX: '1000000000',
-    LOG_LEVEL: 'warn',
-    INTERNAL_TOKEN: 'bench-internal-token-0123456789',
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    INTERNAL_TOKEN,
     // On a machine busier than the bench (0 turns shedding off), so the preflight is not refused.
     ...(settings.PRESSURE_MAX_EVENT_LOOP_DELAY_MS === undefined ? {} : { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: String(settings.PRESSURE_MAX_EVENT_LOOP_DELAY_MS) }),
     ...extra
-  }
+  }, { nodeArgs })
 }
 
-const nodeArgs = settings.BENCH_NODE_ARGS.split(' ').filter(Boolean)
-
-async function startService (name: string, extra: Record<string, string>, applicationName: string | null): Promise<Server> {
+async function startBaseline (name: string, database: string): Promise<Server> {
   const port = await freePort()
-  return startServer(name, [...nodeArgs, 'dist/server.js'], serviceEnv(port, extra), port, applicationName)
-}
-
-async function startBaseline (name: string, file: string, applicationName: string): Promise<Server> {
-  const port = await freePort()
-  return startServer(name, [...nodeArgs, '--input-type=module', '--eval', transpiled(file)], {
+  return startServer(name, [...nodeArgs, '--input-type=module', '--eval', transpiled('baseline.ts')], {
     NODE_ENV: 'production',
     BENCH_BASELINE_PREPARE: settings.BENCH_BASELINE_PREPARE ? '1' : '0',
     PORT: String(port),
-    DATABASE_URL: databaseUrl(DATABASE_URL, databases.main),
-    DB_POOL_MAX: String(POOL_MAX)
-  }, port, applicationName)
+    DATABASE_URL: databaseUrl(DATABASE_URL, database),
+    DB_POOL_MAX: String(POOL_MAX),
+    INTERNAL_TOKEN,
+    STOCK_ENCRYPTION_KEY: STOCK_KEY.toString('base64')
+  }, port, 'seller-api-bench-baseline')
 }
 
 async function main () {
@@ -244,12 +249,24 @@ async function main () {
 
   log(`building the service and seeding ${Object.values(databases).join(', ')} and the embedded data directory`)
   const mainNeeded = wants('reads') || wants('writes') || wants('backlog') || wants('held')
-  const [fixtures, smallKeys, largeKeys] = await Promise.all([
+  const stockNeeded = wants('stock') || wants('claims') || wants('feed')
+  const [fixtures, smallKeys, largeKeys, stockSeeded] = await Promise.all([
     mainNeeded ? createDatabase(DATABASE_URL, databases.main).then(() => seedMain(databaseUrl(DATABASE_URL, databases.main), RUNS, WRITE_ORDERS)) : null,
     wants('table') ? createDatabase(DATABASE_URL, databases.small).then(() => seedTableSize(databaseUrl(DATABASE_URL, databases.small), MEASURED_SHOPS, MEASURED_SHOPS)) : null,
     wants('table') ? createDatabase(DATABASE_URL, databases.large).then(() => seedTableSize(databaseUrl(DATABASE_URL, databases.large), 10_000, MEASURED_SHOPS)) : null,
+    stockNeeded
+      ? createDatabase(DATABASE_URL, databases.stock).then(async () => {
+        const url = databaseUrl(DATABASE_URL, databases.stock)
+        const stock = wants('stock') ? await seedStockBench(url, STOCK_KEY) : null
+        const claims = wants('claims') ? await seedClaimsBench(url, STOCK_KEY, RUNS) : null
+        return { stock, claims, feed: wants('feed') ? await seedFeedBench(url, STOCK_KEY) : null }
+      })
+      : null,
     run('npm', ['run', 'build'])
   ])
+  const stockFixtures = stockSeeded?.stock ?? null
+  const claimsFixtures = stockSeeded?.claims ?? null
+  const feedFixtures = stockSeeded?.feed ?? null
   let embeddedKey: string | null = null
   if (wants('embedded')) {
     embeddedDir = mkdtempSync(join(os.tmpdir(), 'seller-api-bench-'))
@@ -261,23 +278,33 @@ async function main () {
   const throughPooler: Record<string, string> = BENCH_POOLER_URL
     ? { DATABASE_URL: databaseUrl(BENCH_POOLER_URL, databases.main), DATABASE_DIRECT_URL: databaseUrl(DATABASE_URL, databases.main) }
     : {}
-  const service = mainNeeded ? await startService('service', { ...withRedis(databases.main, redisPrefixes.main), ...throughPooler }, 'shop-seller-api') : null
-  const baseline = wants('reads') || wants('held') ? await startBaseline('baseline', 'read-baseline.ts', 'seller-api-bench-baseline') : null
-  const writeBaseline = wants('writes') || wants('held') ? await startBaseline('write baseline', 'write-baseline.ts', 'seller-api-bench-write-baseline') : null
-  const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small), 'shop-seller-api') : null
-  const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large), 'shop-seller-api') : null
-  const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }, null) : null
-  const running = [service, baseline, writeBaseline, small, large, embedded].filter((s): s is Server => s !== null)
+  const service = mainNeeded ? await startService('service', { ...withRedis(databases.main, redisPrefixes.main), ...throughPooler }) : null
+  const baseline = wants('reads') || wants('writes') || wants('held') ? await startBaseline('baseline', databases.main) : null
+  const stockService = stockSeeded
+    // Never shedding, as the baseline never does: a 503 would end the bench.
+    ? await startService('service stock', {
+      ...withRedis(databases.stock, redisPrefixes.stock), STOCK_ENCRYPTION_KEY: STOCK_KEY.toString('base64'), PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
+    })
+    : null
+  const stockBaseline = stockSeeded ? await startBaseline('baseline stock', databases.stock) : null
+  const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small)) : null
+  const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large)) : null
+  const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }) : null
+  const running = [service, baseline, small, large, embedded, stockService, stockBaseline].filter((s): s is Server => s !== null)
   await Promise.all(running.map((s) => waitReady(s)))
   log(`${elapsed()} started ${running.map((s) => `${s.name} :${s.port}`).join(', ')}`)
   if (baseline && service && fixtures) await preflightReads(baseline, service, fixtures)
-  if (writeBaseline && service && fixtures) await preflightWrites(writeBaseline, service, fixtures)
+  if (baseline && service && fixtures) await preflightWrites(baseline, service, fixtures)
+  if (stockService && stockBaseline && stockFixtures) await preflightStock(stockService, stockBaseline, INTERNAL_TOKEN, stockFixtures)
+  if (stockService && stockBaseline && claimsFixtures) await preflightClaims(stockService, stockBaseline, claimsFixtures)
+  if (stockService && stockBaseline && feedFixtures) await preflightFeed(stockService, stockBaseline, feedFixtures)
 
   redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
   await redis.connect().catch(() => { redis = null })
   const loadSettings: LoadSettings = { connections: CONNECTIONS, monitor, redis }
   const reads: Schedule = { warmupS: 1, slices: SLICES, sliceS: DURATION_S / SLICES }
   const others: Schedule = { warmupS: 0.5, slices: SHORT_SLICES, sliceS: SHORT_S / SHORT_SLICES }
+  const stockSchedule: Schedule = { warmupS: 1, slices: 2 * SHORT_SLICES, sliceS: SHORT_S / SHORT_SLICES }
   const on = (server: Server, database: string, workload: Workload): Side => ({ server, database, workload })
   const main = databases.main
 
@@ -294,7 +321,6 @@ async function main () {
   }
 
   const results: RunResult[] = []
-  const stockResults: StockBenchResult[] = []
   for (let index = 1; index <= RUNS; index++) {
     const during: number[] = []
     const sampler = setInterval(() => during.push(os.loadavg()[0]), 5000)
@@ -311,12 +337,12 @@ async function main () {
         messages: await pair(on(baseline, main, messagesPoll(fixtures)), on(service, main, messagesPoll(fixtures)), reads)
       }
     }
-    if (wants('writes') && writeBaseline && service && fixtures) {
+    if (wants('writes') && baseline && service && fixtures) {
       result.writes = {}
       for (const op of writeOps) {
         const targets = (side: string) => fixtures.writes.get(op === 'message' ? 'message' : `${op}:${side}:${index}`)!
         result.writes[op] = await pair(
-          on(writeBaseline, main, writes(op, targets('baseline'), `${op}:baseline:${index}`)),
+          on(baseline, main, writes(op, targets('baseline'), `${op}:baseline:${index}`)),
           on(service, main, writes(op, targets('service'), `${op}:service:${index}`)), others)
       }
     }
@@ -335,7 +361,7 @@ async function main () {
       result.tableSize = { large: atLarge, small: atSmall }
     }
     if (embedded && embeddedKey) [result.embedded] = await measureSides([on(embedded, '', ordersList('list, embedded', [embeddedKey]))], others, loadSettings)
-    if (wants('held') && service && baseline && writeBaseline && fixtures) {
+    if (wants('held') && service && baseline && fixtures) {
       // The events feed and the hot path together: idle long polls held on the service
       // (GET /v1/events, each bot following its shop's feed), the read and a write measured again.
       const bots = await startBots(service, fixtures.readers, BOTS_PER_SHOP, settings.BENCH_BOT_WAVE_PAUSE_MS)
@@ -344,7 +370,7 @@ async function main () {
         log(`${elapsed()} ${polls} long polls held on the service`)
         const orders = await pair(on(baseline, main, ordersList('orders list', fixtures.readers)), on(service, main, ordersList('orders list', fixtures.readers)), reads)
         const message = await pair(
-          on(writeBaseline, main, writes('message', fixtures.writes.get('message')!, `message:held:baseline:${index}`)),
+          on(baseline, main, writes('message', fixtures.writes.get('message')!, `message:held:baseline:${index}`)),
           on(service, main, writes('message', fixtures.writes.get('message')!, `message:held:service:${index}`)), others)
         if (bots.failures.length > 0) throw new Error(`long polls failed: ${bots.failures.slice(0, 3).join('; ')}`)
         if (bots.held() < polls) throw new Error(`only ${bots.held()} of ${polls} long polls still held`)
@@ -354,28 +380,42 @@ async function main () {
       }
       await sleep(1000)
     }
-    // The stock path (scripts/bench/stock.ts): in this process, on a database of its own.
-    if (wants('stock')) stockResults.push(await benchStock(DATABASE_URL, databases.stock, { poolMax: POOL_MAX, concurrency: CONNECTIONS, sliceMs: SHORT_S * 1000 / SHORT_SLICES, slices: 2 * SHORT_SLICES, keepDatabase: settings.BENCH_KEEP_DB }))
+    if (stockService && stockBaseline && stockFixtures) {
+      const stock = databases.stock
+      result.stock = await stockRun(stockService, stockBaseline, INTERNAL_TOKEN, stockFixtures,
+        (b, s) => pair(on(b.server, stock, b.workload), on(s.server, stock, s.workload), stockSchedule))
+    }
+    if (stockService && stockBaseline && claimsFixtures) {
+      const stock = databases.stock
+      result.claims = await claimsRun(stockService, stockBaseline, claimsFixtures, index,
+        (b, s) => pair(on(b.server, stock, b.workload), on(s.server, stock, s.workload), others))
+    }
+    if (stockService && stockBaseline && feedFixtures) {
+      const stock = databases.stock
+      result.feed = await feedRun(stockService, stockBaseline, feedFixtures,
+        (b, s) => pair(on(b.server, stock, b.workload), on(s.server, stock, s.workload), reads))
+    }
     clearInterval(sampler)
     result.load.after = os.loadavg()[0]
     results.push(result)
     process.stdout.write(runTable(index, result) + '\n')
   }
 
-  const rss = running.map((s) => `${s.name} ${peakRssMb(s.child.pid!).toFixed(0)}`).join(', ')
+  const rss = running.map((s) => `${s.name} ${memory(s.child.pid!).peakMb.toFixed(0)}`).join(', ')
   await cleanup()
   process.stdout.write([
     '',
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; ${CONNECTIONS} connections; ` +
       `measured per side: reads, backlog, table size ${DURATION_S} s; writes, embedded ${SHORT_S} s; in slices taken in turns; DB_POOL_MAX=${POOL_MAX}`,
     `Peak RSS (MB): ${rss}`,
-    targetTable(results),
-    ...(stockResults.length > 0 ? [stockReport(stockResults)] : [])
+    targetTable(results)
   ].join('\n') + '\n')
-  log(`${elapsed()} done`)
+  const failed = failedTargets(results)
+  log(`${elapsed()} done${failed.length > 0 ? `: ${failed.length} target(s) FAIL` : ''}`)
+  return failed.length === 0
 }
 
-main().then(() => process.exit(0), async (err) => {
+main().then((passed) => process.exit(passed ? 0 : 1), async (err) => {
   log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
   killAllServers()
   await cleanup()

@@ -3,8 +3,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { join, relative } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import type postgres from 'postgres'
 import ts from 'typescript'
 
@@ -88,17 +87,63 @@ export function cleanUpOnExit (deadlineMs: number, cleanup: () => Promise<void>)
 }
 
 /**
- * A TypeScript file of scripts/bench/ as plain ESM for `node --input-type=module
- * --eval` (no tsx loader in its memory). Its imports of the service's modules
- * (db/ …) load their build in dist/, which `npm run build` has made.
+ * A self-contained TypeScript file of scripts/bench/ (the baseline) as plain ESM
+ * for `node --input-type=module --eval`: no tsx loader in its memory.
  */
 export function transpiled (file: string): string {
-  const url = new URL(`./${file}`, import.meta.url)
-  const source = readFileSync(url, 'utf8')
-  const output = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
-  return output.replace(/(from\s+)'(\.\.?\/[^']+)'/g, (_, from: string, specifier: string) =>
-    `${from}'${pathToFileURL(join(root, 'dist', relative(root, fileURLToPath(new URL(specifier, url))))).href}'`)
+  const source = readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')
+  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
 }
+
+/**
+ * The service as its operators start it: `node dist/server.js` (`npm run build`
+ * first), or `tsx server.ts` with `fromSource`, on a free port of 127.0.0.1 with
+ * `env` over the bench's defaults (production, warnings only, no rate limit in
+ * the way). Its Postgres pool's application_name is `shop-seller-api`.
+ */
+export async function startService (name: string, env: Record<string, string>, options: { nodeArgs?: string[], fromSource?: boolean } = {}): Promise<Server> {
+  const port = await freePort()
+  const entry = options.fromSource ? ['--import', 'tsx', 'server.ts'] : ['dist/server.js']
+  return startServer(name, [...options.nodeArgs ?? [], ...entry], {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    RATE_LIMIT_MAX: '1000000000',
+    LOG_LEVEL: 'warn',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    // Stopped at the end of a bench: no drain (and its CPU profile, with --cpu-prof, is written).
+    SHUTDOWN_DRAIN_MS: '0',
+    ...env
+  }, port, env.DATABASE_URL ? 'shop-seller-api' : null)
+}
+
+/** One API call as a client makes it: its `data`, or an error naming the call and its answer. */
+export async function call (server: Server | string, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+  const base = typeof server === 'string' ? server : `http://127.0.0.1:${server.port}`
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+  })
+  const text = await res.text()
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`)
+  return text === '' ? undefined : (JSON.parse(text) as { data: any }).data
+}
+
+/** A product body for POST /v1/products: external, 499.90, one required Email field. */
+export const productBody = (categoryId: string, title: string) => ({
+  categoryId,
+  title,
+  description: 'Global activation key.',
+  isActive: true,
+  external: true,
+  currencyRateId: '',
+  price: 499.9,
+  imageId: '',
+  employeeReward: { type: 'percent', value: 0 },
+  fields: [{ type: 'text', label: 'Email', required: true, multiple: false, options: [] }],
+  filters: []
+})
 
 /** Runs a command in the repository root; rejects with its output when it fails. */
 export function run (command: string, args: string[]): Promise<void> {
@@ -112,11 +157,16 @@ export function run (command: string, args: string[]): Promise<void> {
   })
 }
 
-/** Peak resident set of a process so far (VmHWM), in MB. */
-export function peakRssMb (pid: number): number {
+/** Peak and current resident set of a process, in MB. */
+export function memory (pid: number): { peakMb: number, rssMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+  return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 }
 }
+
+const started = Date.now()
+/** Seconds since the bench started, for its log lines. */
+export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`
 
 const clockTicks = (() => { try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100 } catch { return 100 } })()
 

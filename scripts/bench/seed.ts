@@ -1,12 +1,26 @@
-// The bench's data, seeded with set-based SQL in seconds. Bulk inserts run with
-// session_replication_role = replica (no triggers, no foreign-key checks), so they
-// set orders.external themselves and order_counts is rebuilt once at the end.
+// The benches' seeding entry point (docs/performance.md, "Seeding"): with
+// seed-stock.ts (the stock database's: stock, claims, the feed of sealed
+// orders), the only modules of scripts/bench/ that import the service's own. Everything a
+// bench measures goes through HTTP; what it needs in place beforehand (databases
+// migrated, thousands of shops, millions of orders and encrypted stock items,
+// backlogs of events and delivery requests) is written here, with set-based SQL,
+// in seconds. Bulk inserts run with session_replication_role = replica (no
+// triggers, no foreign-key checks), so they set orders.external themselves and
+// order_counts and the sales statistics' rollup are rebuilt once at the end.
 import { sql as drizzleSql } from 'drizzle-orm'
 import postgres from 'postgres'
-import { openDatabase } from '../../db/client.js'
-import { seedDemoShop } from '../../db/demo.js'
-import { seedTaxonomy } from '../../db/taxonomy.js'
+import { openDatabase } from '../../db/core/client.js'
+import { seedTaxonomy } from '../../db/catalog/taxonomy.js'
+import { appendEventCtes, appendEventRowsCtes, notifyEvent } from '../../db/events/statements.js'
+import { orderJson } from '../../db/orders/row.js'
+import { isoTime, run as runSql } from '../../db/core/sql.js'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../../domain/api-key.js'
+import { seedDemoShop } from '../../lib/embedded/demo.js'
+
+/** The sales statistics' statement, for the plans `npm run bench:stats` prints. */
+export { salesStatsSql } from '../../db/stats/sales.js'
+/** The largest legal request bodies, shared with the body-limit test (for `npm run bench:stall`). */
+export { asciiJson, largestCategory, largestDelivery, largestProduct } from '../../test/fixtures/largest-bodies.js'
 
 export type WriteOp = 'take' | 'deliver' | 'cancel' | 'message'
 export const writeOps: WriteOp[] = ['take', 'deliver', 'cancel', 'message']
@@ -148,6 +162,16 @@ async function bulk (sql: Sql, inserts: () => Promise<void>) {
   for (const { definition } of indexes) await sql.unsafe(definition)
   await sql`truncate order_counts`
   await sql`insert into order_counts (shop_id, status, product_id, count) select shop_id, status, product_id, count(*) from orders group by 1, 2, 3`
+  await fillSalesRollup(sql)
+}
+
+/**
+ * The sales statistics' rollup computed afresh from the orders and the ledger
+ * (docs/sales-stats.md), as its triggers would have kept it: for seeding done
+ * with triggers off (session_replication_role = replica).
+ */
+export async function fillSalesRollup (sql: Sql): Promise<void> {
+  await sql`select sales_rollup_rebuild()`
 }
 
 /** The main bench database: readers, chats, the backlog pair, and the orders every write run consumes. */
@@ -283,5 +307,77 @@ export async function seedEmbedded (dataDir: string, paid: number): Promise<stri
     return demo.secret
   } finally {
     await opened.close()
+  }
+}
+
+// ---------------------------------------------------------------- events and delivery requests behind the service
+
+/**
+ * For `npm run bench:webhooks` (BENCH_SOURCE=store): appends an `order.paid`
+ * event of a shop as the service's writes append theirs (shop row lock, event
+ * row, webhook fan-out; the hint after commit). Returns the event's id and when
+ * its statement returned (committed).
+ */
+export async function eventWriter (url: string, poolMax: number) {
+  const opened = await openDatabase({ url, poolMax })
+  const text = `with src as (select $1::uuid as shop_id),
+    ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
+    select s.event_seq as seq from s`
+  return {
+    async append (shopId: string, data: unknown): Promise<{ eventId: string, committedAt: number }> {
+      const [{ seq }] = await runSql<{ seq: string }>(opened.db, text, [shopId, JSON.stringify(data)])
+      notifyEvent(opened.db, { eventShopId: shopId })
+      const committedAt = Date.now()
+      const [event] = await runSql<{ id: string }>(opened.db, 'select id from events where shop_id = $1 and seq = $2', [shopId, seq])
+      return { eventId: event.id, committedAt }
+    },
+    close: () => opened.close()
+  }
+}
+
+/**
+ * `perShop` `order.paid` events (data `data`) appended to the feed of every
+ * shop with a webhook endpoint, in one transaction; their deliveries come from
+ * the trigger, as for every event. Returns when it committed.
+ */
+export async function seedEventBacklog (url: string, perShop: number, data: unknown): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    await sql.begin(async (tx) => {
+      for (const { shopId } of await tx<Array<{ shopId: string }>>`select shop_id as "shopId" from webhook_endpoints where purpose = 'events'`) {
+        await tx.unsafe(`with evs as (
+            select g.i as ord, 'order.paid' as type, $2::text::jsonb as data from generate_series(1, $3::int) g(i)
+          ), ${appendEventRowsCtes('evs', '$1::uuid')}
+          select 1`, [shopId, JSON.stringify(data), perShop])
+      }
+    })
+    return Date.now()
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+/**
+ * `perShop` paid orders of every product with `autoDelivery: endpoint`, each
+ * with its pending delivery request to its shop's delivery endpoint, in one
+ * transaction. Returns when it committed.
+ */
+export async function seedDeliveryBacklog (url: string, perShop: number): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    await sql.begin((tx) => tx.unsafe(`with o as (
+        insert into orders (shop_id, product_id, product_title, quantity, amount, field_values)
+        select p.shop_id, p.id, p.title, 1, p.price, '[]'::jsonb from products p cross join generate_series(1, ${perShop})
+        where p.auto_delivery = 'endpoint'
+        returning *
+      )
+      insert into webhook_deliveries (id, endpoint_id, webhook_id, event_type, kind, order_id, payload, next_attempt_at, updated_at)
+      select g.id, de.id, g.id, 'order.delivery_requested', 'delivery_request', o.id,
+        jsonb_build_object('timestamp', ${isoTime('now()')}, 'data', jsonb_build_object('order', ${orderJson('o')}, 'test', false)), now(), now()
+      from o join webhook_endpoints de on de.shop_id = o.shop_id and de.purpose = 'delivery'
+        cross join lateral (select gen_random_uuid() as id, o.id as order_id) g`))
+    return Date.now()
+  } finally {
+    await sql.end({ timeout: 5 })
   }
 }

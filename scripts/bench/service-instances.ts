@@ -8,8 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders, Server as HttpServer } from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
-import { emailField, productInput } from '../../test/fixtures/products.js'
-import { freePort, run, startServer, stopAllServers, waitReady, type Server } from './processes.js'
+import { call, productBody, run, startService, stopAllServers, waitReady, type Server } from './processes.js'
 import { createDatabase, databaseUrl, dropDatabase } from './seed.js'
 
 export const percentile = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
@@ -66,50 +65,32 @@ export class ServiceInstances {
     log(`building the service and migrating ${database}`)
     await Promise.all([createDatabase(serverUrl, database), run('npm', ['run', 'build'])])
     await new Promise<void>((resolve) => this.receiver.listen(0, '127.0.0.1', resolve))
-    for (let i = 0; i < count; i++) this.startInstance(await freePort())
+    for (let i = 0; i < count; i++) await this.startInstance()
     await Promise.all(this.instances.map((instance) => waitReady(instance)))
     return (this.receiver.address() as { port: number }).port
   }
 
-  private startInstance (port: number): Server {
-    const instance = startServer(`instance ${this.instances.length + 1}`, ['dist/server.js'], {
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
+  private async startInstance () {
+    this.instances.push(await startService(`instance ${this.instances.length + 1}`, {
       DATABASE_URL: this.url,
       REDIS_URL: this.options.redisUrl,
       REDIS_PREFIX: `${this.options.database}:`,
       INTERNAL_TOKEN: this.internalToken,
       DB_POOL_MAX: String(this.options.poolMax),
-      RATE_LIMIT_MAX: '1000000000',
-      LOG_LEVEL: 'warn',
       // The receiver is plain http:// on 127.0.0.1.
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE: 'true'
-    }, port, 'shop-seller-api')
-    this.instances.push(instance)
-    return instance
+    }))
   }
 
-  /** One API call; its `data`, or an error naming the call and its answer. */
-  async call (instance: Server, method: string, path: string, auth: string, body?: unknown) {
-    const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${auth}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body)
-    })
-    const json = await res.json() as { data: any }
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-    return json.data
-  }
+  readonly call = call
 
   /** Shop `i` with an API key and an external product (one required Email field), through the API. */
   async createShop (instance: Server, i: number): Promise<{ shopId: string, apiKey: string, product: BenchProduct }> {
     const { shop } = await this.call(instance, 'POST', '/internal/v1/shops', this.internalToken, { name: `Bench shop ${i}` })
     const { secret: apiKey } = await this.call(instance, 'POST', `/internal/v1/shops/${shop.id}/api-keys`, this.internalToken, { name: 'bench' })
     const { categories } = await this.call(instance, 'GET', '/v1/categories', apiKey)
-    const { product } = await this.call(instance, 'POST', '/v1/products', apiKey,
-      productInput(categories[0].id, { title: `Steam key ${i}`, description: 'Global key.', fields: [emailField] }))
+    const { product } = await this.call(instance, 'POST', '/v1/products', apiKey, productBody(categories[0].id, `Steam key ${i}`))
     return { shopId: shop.id, apiKey, product }
   }
 

@@ -6,14 +6,16 @@
 // variable and what it accepts, and so does a BENCH_ variable no bench knows.
 import { Kind, Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { ConfigSchema } from '../../plugins/config.js'
-import { LOCAL_DATABASE_URL, LOCAL_REDIS_URL } from '../../test/fixtures/local-servers.js'
+
+/** The local servers used when no URL is set (the same as the tests', docs/operating.md). */
+const LOCAL_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres'
+const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379'
 
 /** The benches, by their npm script. */
-export type Bench = 'bench' | 'bench:events' | 'bench:webhooks' | 'bench:delivery' | 'bench:capacity' | 'bench:stall'
+export type Bench = 'bench' | 'bench:events' | 'bench:webhooks' | 'bench:delivery' | 'bench:capacity' | 'bench:stall' | 'bench:stats'
 
 /** The measurements of `npm run bench` that BENCH_ONLY picks from. */
-export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock'] as const
+export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock', 'claims', 'feed'] as const
 export type Scenario = typeof SCENARIOS[number]
 
 interface Variable<T extends TSchema, D> {
@@ -37,24 +39,37 @@ const databaseName = Type.String({ pattern: '^[a-z_][a-z0-9_]{0,49}$', descripti
 const scenarioList = `(${SCENARIOS.join('|')})`
 
 export const BENCH_VARIABLES = {
-  DATABASE_URL: variable(ConfigSchema.properties.DATABASE_URL,
+  DATABASE_URL: variable(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL' }),
     'the Postgres server the bench databases are created on (local, for the Postgres CPU figures)',
-    { bench: LOCAL_DATABASE_URL, 'bench:events': LOCAL_DATABASE_URL, 'bench:webhooks': LOCAL_DATABASE_URL, 'bench:delivery': LOCAL_DATABASE_URL, 'bench:stall': LOCAL_DATABASE_URL }),
-  REDIS_URL: variable(ConfigSchema.properties.REDIS_URL,
+    {
+      bench: LOCAL_DATABASE_URL,
+      'bench:events': LOCAL_DATABASE_URL,
+      'bench:webhooks': LOCAL_DATABASE_URL,
+      'bench:delivery': LOCAL_DATABASE_URL,
+      'bench:stall': LOCAL_DATABASE_URL,
+      'bench:stats': LOCAL_DATABASE_URL
+    }),
+  REDIS_URL: variable(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
     'the Redis of the Postgres-backed services',
     { bench: LOCAL_REDIS_URL, 'bench:events': LOCAL_REDIS_URL, 'bench:webhooks': LOCAL_REDIS_URL, 'bench:delivery': LOCAL_REDIS_URL, 'bench:stall': LOCAL_REDIS_URL }),
-  DB_POOL_MAX: variable(ConfigSchema.properties.DB_POOL_MAX,
+  DB_POOL_MAX: variable(integer(1, 200),
     'the pool size of every server the bench starts (and of the stock bench\'s own pool)',
     { bench: 10, 'bench:events': 10, 'bench:webhooks': 10, 'bench:delivery': 10 }),
-  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: variable(ConfigSchema.properties.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: variable(Type.Integer({ minimum: 0, description: 'an integer of at least 0 (milliseconds; 0 turns the check off)' }),
     'passed to the services (0 turns shedding off, for a machine busier than the bench); the service\'s default when unset',
     { bench: undefined }),
   BENCH_DB: variable(databaseName,
     'the bench\'s database, dropped, recreated and dropped again at the end; one run per name at a time',
-    { bench: 'seller_api_bench', 'bench:events': 'seller_api_bench_events', 'bench:webhooks': 'seller_api_bench_webhooks', 'bench:delivery': 'seller_api_bench_delivery' }),
+    {
+      bench: 'seller_api_bench',
+      'bench:events': 'seller_api_bench_events',
+      'bench:webhooks': 'seller_api_bench_webhooks',
+      'bench:delivery': 'seller_api_bench_delivery',
+      'bench:stats': 'seller_api_bench_stats'
+    }),
   BENCH_KEEP_DB: variable(flag,
     '1 keeps the bench\'s databases at the end (for EXPLAIN and the like)',
-    { bench: false, 'bench:events': false, 'bench:webhooks': false, 'bench:delivery': false }),
+    { bench: false, 'bench:events': false, 'bench:webhooks': false, 'bench:delivery': false, 'bench:stats': false }),
   BENCH_RUNS: variable(integer(1, 20),
     'runs of every measurement; each target is judged on the median over the runs',
     { bench: 3 }),
@@ -77,7 +92,7 @@ export const BENCH_VARIABLES = {
     'extra node flags for every server, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof',
     { bench: '' }),
   BENCH_BASELINE_PREPARE: variable(flag,
-    '0 makes the read baseline send unnamed statements (parsed and planned on every call)',
+    '0 makes the baseline send unnamed statements (parsed and planned on every call)',
     { bench: true }),
   BENCH_POOLER_URL: variable(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL of a transaction pooler in front of DATABASE_URL\'s server' }),
     'the main service\'s requests go through this pooler, its session work to DATABASE_URL (docs/performance.md, "Behind PgBouncer")',
@@ -114,7 +129,7 @@ export const BENCH_VARIABLES = {
     { 'bench:delivery': 20 }),
   BENCH_OPS: variable(integer(1, 100_000),
     'times each operation is run',
-    { 'bench:capacity': 200 }),
+    { 'bench:capacity': 200, 'bench:stats': 100 }),
   STALL_RUNS: variable(integer(1, 100),
     'runs of each request; the worst event-loop delay over them is reported',
     { 'bench:stall': 5 })

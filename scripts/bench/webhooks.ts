@@ -12,9 +12,9 @@
 //     with automation and an endpoint pointing at the receiver.
 //  3. Steady load at BENCH_RATE events per second (default 200) for BENCH_DURATION
 //     seconds (default 30), open loop, spread over the shops. BENCH_SOURCE=store
-//     (default): this process appends `order.paid` events with the statement
-//     the service's writes append theirs with (db/event-statements.ts: shop row
-//     lock, event row, fan-out to the endpoints; the hint after commit), and
+//     (default): this process appends `order.paid` events as the service's
+//     writes append theirs (scripts/bench/seed.ts eventWriter: shop row lock,
+//     event row, fan-out to the endpoints; the hint after commit), and
 //     latency = received at the receiver − the commit. BENCH_SOURCE=api: buyers' purchases through the
 //     service's operator API (POST /internal/v1/orders, spread over the
 //     instances), and latency = received − the event's createdAt (the start of its
@@ -30,13 +30,9 @@
 import { createServer as createHttpServer } from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
-import { openDatabase } from '../../db/client.js'
-import type { Db } from '../../db/client.js'
-import { appendEventCtes, appendEventRowsCtes, notifyEvent } from '../../db/event-statements.js'
-import { run as runSql } from '../../db/stock-statements.js'
-import { cleanUpOnExit, elapsed } from './kit.js'
-import { cpuSeconds, sleep, type Server } from './processes.js'
+import { cleanUpOnExit, cpuSeconds, elapsed, sleep, type Server } from './processes.js'
 import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
+import { eventWriter, seedEventBacklog } from './seed.js'
 import { benchSettings } from './settings.js'
 
 const settings = benchSettings('bench:webhooks')
@@ -121,21 +117,9 @@ interface SteadyResult { sent: number, failed: number, sourceP50: number, source
  */
 type EventSource = (n: number) => Promise<{ eventId?: string, committedAt?: number }>
 
-/** An event of shop $1 with data $2, appended as the service's one-statement writes append theirs. */
-const appendEventSql = `with src as (select $1::uuid as shop_id),
-  ${appendEventCtes({ source: 'src', condition: 'true', type: 'order.paid', data: '$2::text::jsonb' })}
-  select s.event_seq as seq from s`
-
 /** The event's statement (shop row lock, event row, fan-out) and its hint after commit, as an order change makes them. */
-function storeSource (db: Db, shops: Shop[]): EventSource {
-  return async (n) => {
-    const shop = shops[n % shops.length]
-    const [{ seq }] = await runSql<{ seq: string }>(db, appendEventSql, [shop.shopId, JSON.stringify(shop.eventData)])
-    notifyEvent(db, { eventShopId: shop.shopId })
-    const committedAt = Date.now()
-    const [event] = await runSql<{ id: string }>(db, 'select id from events where shop_id = $1 and seq = $2', [shop.shopId, seq])
-    return { eventId: event.id, committedAt }
-  }
+function storeSource (writer: Awaited<ReturnType<typeof eventWriter>>, shops: Shop[]): EventSource {
+  return (n) => writer.append(shops[n % shops.length].shopId, shops[n % shops.length].eventData)
 }
 
 /** A buyer's purchase through the operator API of an instance (each commits an order.paid event). */
@@ -205,24 +189,11 @@ async function steadyLoad (source: EventSource): Promise<SteadyResult> {
 
 interface BacklogResult { events: number, seconds: number, rate: number, lost: number }
 
-/** $3 `order.paid` events with data $2 appended to the feed of shop $1. */
-const backlogSql = `with evs as (
-    select g.i as ord, 'order.paid' as type, $2::text::jsonb as data from generate_series(1, $3::int) g(i)
-  ), ${appendEventRowsCtes('evs', '$1::uuid')}
-  select 1`
-
 async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
   const perShop = Math.ceil(BACKLOG / SHOPS)
   const before = arrivals.size
   const [template] = await sql<Array<{ data: unknown }>>`select data from events where type = 'order.paid' limit 1`
-  await sql.begin(async (tx) => {
-    // Appended as the service appends events (db/event-statements.ts); their
-    // deliveries come from the trigger events_webhook_fan_out, as for every event.
-    for (const { shopId } of await tx<Array<{ shopId: string }>>`select shop_id as "shopId" from webhook_endpoints`) {
-      await tx.unsafe(backlogSql, [shopId, JSON.stringify(template.data), perShop])
-    }
-  })
-  const committed = Date.now()
+  const committed = await seedEventBacklog(benchUrl, perShop, template.data)
   const events = perShop * SHOPS
   const until = committed + 120_000
   while (arrivals.size - before < events && Date.now() < until) await sleep(50)
@@ -242,10 +213,10 @@ async function main () {
 
   // The setup's own webhooks (one purchase per shop) arrive first.
   while (arrivals.size < SHOPS) await sleep(50)
-  const storeDb = await openDatabase({ url: benchUrl, poolMax: 16 })
+  const writer = await eventWriter(benchUrl, 16)
   const loadBefore = loadAverage()
   const cpuStart = await cpuUsed(monitor)
-  const steady = await steadyLoad(SOURCE === 'api' ? apiSource(shops) : storeSource(storeDb.db, shops)).finally(() => storeDb.close())
+  const steady = await steadyLoad(SOURCE === 'api' ? apiSource(shops) : storeSource(writer, shops)).finally(() => writer.close())
   const cpuSteady = await cpuUsed(monitor)
   const loadSteady = loadAverage()
   log(`${elapsed()} steady load done; filling a backlog of ${BACKLOG}`)
