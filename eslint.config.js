@@ -16,5 +16,19 @@ export default [
       // It cannot see a loop condition changed by another async function (a stop flag, a wake-up).
       'no-unmodified-loop-condition': 'off'
     }
+  },
+  {
+    // Lines stay readable without scrolling (Fastify's lib/ rarely passes 120). A regular
+    // expression or a URL is left whole: cut, it reads worse. The tests and the benches are
+    // not held to it yet (test/ has ~750 such lines), nor, until they are wrapped after the
+    // purchase's rework lands, the order and stock modules.
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    ignores: [
+      'test/**', 'scripts/bench/**',
+      'db/orders/**', 'db/stock/**', 'domain/purchase.ts', 'domain/order-transitions.ts'
+    ],
+    rules: {
+      '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }]
+    }
   }
 ]

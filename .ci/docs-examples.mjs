@@ -40,7 +40,9 @@ export function codeBlocks (markdown) {
     let j = i + 1
     while (j < lines.length && !lines[j].startsWith(fence)) body.push(lines[j++])
     const attributes = {}
-    for (const [, name, quoted, bare] of open[3].matchAll(/([\w-]+)(?:=(?:"([^"]*)"|(\S+)))?/g)) attributes[name] = quoted ?? bare ?? true
+    for (const [, name, quoted, bare] of open[3].matchAll(/([\w-]+)(?:=(?:"([^"]*)"|(\S+)))?/g)) {
+      attributes[name] = quoted ?? bare ?? true
+    }
     blocks.push({ line: i + 1, language: open[2], attributes, body: body.join('\n') + '\n' })
     i = j
   }
@@ -49,7 +51,8 @@ export function codeBlocks (markdown) {
 
 const markdownFiles = process.argv.slice(2).length > 0
   ? process.argv.slice(2).map((file) => resolve(file))
-  : [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => join(root, 'docs', name))]
+  : [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort()
+      .map((name) => join(root, 'docs', name))]
 
 const files = markdownFiles.map((path) => {
   const blocks = codeBlocks(readFileSync(path, 'utf8'))
@@ -65,7 +68,8 @@ let failed = 0
 const result = (ok, what, detail = '') => {
   if (ok) passed++
   else failed++
-  console.log(`${ok ? 'ok' : 'FAILED'}: ${what}${detail ? `\n${detail.trimEnd().split('\n').map((line) => `    ${line}`).join('\n')}` : ''}`)
+  const indented = detail ? `\n${detail.trimEnd().split('\n').map((line) => `    ${line}`).join('\n')}` : ''
+  console.log(`${ok ? 'ok' : 'FAILED'}: ${what}${indented}`)
 }
 
 /** A scratch directory shaped like the repository for a user's commands; the instance's data goes to its data/. */
@@ -76,12 +80,14 @@ function scratch () {
   // The repository's examples, except a snippet's own file a reader may have saved there.
   const snippets = new Set(files.flatMap((file) => file.sources.map((block) => resolve(root, block.attributes.file))))
   for (const name of readdirSync(join(root, 'examples'))) {
-    if (!snippets.has(join(root, 'examples', name))) symlinkSync(join(root, 'examples', name), join(dir, 'examples', name))
+    const example = join(root, 'examples', name)
+    if (!snippets.has(example)) symlinkSync(example, join(dir, 'examples', name))
   }
   const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8'))
   delete compilerOptions.rootDir
   delete compilerOptions.outDir
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['examples'] }))
+  const tsconfig = { compilerOptions: { ...compilerOptions, noEmit: true }, include: ['examples'] }
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig))
   return dir
 }
 
@@ -101,13 +107,17 @@ function typeCheck (dir) {
     }
   }
   if (written.length === 0) return
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { cwd: dir, encoding: 'utf8' })
+  const tscBin = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+  const tsc = spawnSync(process.execPath, [tscBin, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'],
+    { cwd: dir, encoding: 'utf8' })
   const errors = `${tsc.stdout}${tsc.stderr}`
   for (const { file, block } of written) {
     const mine = errors.split('\n').filter((line) => line.startsWith(block.attributes.file)).join('\n')
     result(tsc.status === 0 || mine === '', `${file.name}:${block.line}: ${block.attributes.file} type-checks`, mine)
   }
-  if (tsc.status !== 0 && !written.some(({ block }) => errors.includes(block.attributes.file))) result(false, 'the examples type-check', errors)
+  if (tsc.status !== 0 && !written.some(({ block }) => errors.includes(block.attributes.file))) {
+    result(false, 'the examples type-check', errors)
+  }
 }
 
 /** Runs one block of a session; resolves to what it printed and whether it passed. */
@@ -119,7 +129,9 @@ async function runBlock (dir, env, state, block) {
     `[ -f ${state} ] && source ${state}`,
     'set -euo pipefail',
     block.body,
-    `{ comm -13 <(env -i bash -c 'compgen -v' | sort) <(compgen -v | sort) | grep -vE '^(BASH_|FUNCNAME|PIPESTATUS|_$)' | while read -r name; do declare -p "$name" 2>/dev/null; done; declare -f; } > ${state}.next && mv ${state}.next ${state}`
+    '{ comm -13 <(env -i bash -c \'compgen -v\' | sort) <(compgen -v | sort) | ' +
+      'grep -vE \'^(BASH_|FUNCNAME|PIPESTATUS|_$)\' | while read -r name; do declare -p "$name" 2>/dev/null; done; ' +
+      `declare -f; } > ${state}.next && mv ${state}.next ${state}`
   ].join('\n')
   const child = spawn('bash', ['-c', script], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
@@ -139,9 +151,13 @@ async function runBlock (dir, env, state, block) {
   stop()
   if (code === null) await Promise.race([exited, sleep(5000)])
   const refused = !block.attributes['expect-error'] && stdout.includes('"success":false')
-  if (until) return { output, ok: matched && !refused, why: matched ? 'a call was refused' : `its output did not match /${block.attributes.until}/ in ${timeoutS} s` }
+  if (until) {
+    const why = matched ? 'a call was refused' : `its output did not match /${block.attributes.until}/ in ${timeoutS} s`
+    return { output, ok: matched && !refused, why }
+  }
   if (code === null) return { output, ok: false, why: `still running after ${timeoutS} s` }
-  return { output, ok: code === 0 && !refused, why: code !== 0 ? `exit code ${code}` : 'a call was refused ("success":false)' }
+  const why = code !== 0 ? `exit code ${code}` : 'a call was refused ("success":false)'
+  return { output, ok: code === 0 && !refused, why }
 }
 
 const toRun = files.filter((file) => file.runs.length > 0)

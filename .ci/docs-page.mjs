@@ -13,14 +13,16 @@ import { chromium } from 'playwright-core'
 import { startInstance } from './live-instance.mjs'
 
 const TITLE = 'Shop Seller Automation API · API reference'
-const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 let passed = 0
 let failed = 0
 const check = (ok, what, detail = '') => {
   if (ok) passed++
   else failed++
-  console.log(`${ok ? 'ok' : 'FAILED'}: ${what}${!ok && detail ? `\n    ${String(detail).split('\n').join('\n    ')}` : ''}`)
+  console.log(`${ok ? 'ok' : 'FAILED'}: ` +
+    `${what}${!ok && detail ? `\n    ${String(detail).split('\n').join('\n    ')}` : ''}`)
 }
 
 const profile = mkdtempSync(join(tmpdir(), 'seller-api-chromium-'))
@@ -43,7 +45,8 @@ try {
   await page.goto(`${instance.baseUrl}/docs`, { waitUntil: 'load' })
   await page.locator('.swagger-ui .info .title').waitFor()
   check(await page.title() === TITLE, `the tab title is "${TITLE}"`, await page.title())
-  check(await page.locator('.swagger-ui .topbar img[src^="data:image/svg+xml"]').count() === 1, 'our header replaces Swagger\'s logo')
+  check(await page.locator('.swagger-ui .topbar ' +
+    'img[src^="data:image/svg+xml"]').count() === 1, 'our header replaces Swagger\'s logo')
 
   // Authorize: the bearer scheme's value is the API key.
   await page.locator('.swagger-ui .auth-wrapper .btn.authorize').click()
@@ -64,7 +67,8 @@ try {
   const code = (await status.textContent())?.trim()
   const body = await operation.locator('.live-responses-table .response-col_description pre').first().textContent()
   check(code === '200', 'Try it out: GET /v1/products answers 200', code)
-  check(/"success": true/.test(body ?? '') && /"products"/.test(body ?? ''), 'with the demo shop\'s products', body?.slice(0, 500))
+  check(/"success": true/.test(body ?? '') && /"products"/.test(body ?? ''), 'with the demo shop\'s products',
+    body?.slice(0, 500))
   check(problems.length === 0, 'no console error, no page error', problems.join('\n'))
 } catch (err) {
   check(false, 'the /docs page in Chromium', err.stack ?? err.message)

@@ -29,7 +29,8 @@ export async function startInstance ({ dir = mkdtempSync(join(tmpdir(), 'seller-
   const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }
   delete env.DATABASE_URL
   delete env.REDIS_URL
-  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs')], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs')],
+    { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk) => { output += chunk })
   child.stderr.on('data', (chunk) => { output += chunk })

@@ -61,8 +61,8 @@ pooler="postgres://postgres@127.0.0.1:$port/postgres"
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(
   test/topologies/pgbouncer.ts
-  test/routes/v1/orders.test.ts test/routes/internal/orders.test.ts test/routes/v1/orders-concurrency.test.ts
-  test/routes/v1/events.test.ts test/routes/v1/events-long-poll.test.ts test/routes/v1/events-retention.test.ts test/routes/v1/events-concurrency.test.ts
+  test/orders/orders.test.ts test/orders/operator-api.test.ts test/orders/concurrency.test.ts
+  test/events/events.test.ts test/events/long-poll.test.ts test/events/retention.test.ts test/events/concurrency.test.ts
   test/webhooks/delivery.test.ts test/webhooks/instances.test.ts test/webhooks/killed-instance.test.ts test/webhooks/backpressure.test.ts
   test/plugins/idempotency.test.ts test/security/revocation.test.ts
 )
