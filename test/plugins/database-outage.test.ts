@@ -3,7 +3,8 @@
 // - while it is away, every request that needs it gets 503 SERVICE_UNAVAILABLE
 //   with Retry-After within 1 s (the breaker refuses at once after the first
 //   failures); /readyz names the database; /healthz stays up;
-// - after it is back, requests succeed again within 2 s, without a restart.
+// - after it is back, requests succeed again within 2 s, without a restart, and
+//   every request started 0.5 s after the first success succeeds.
 // Bounds asserted with 3x margins; the measured figures go to docs/reliability.md.
 import { setTimeout as pause } from 'node:timers/promises'
 import postgres from 'postgres'
@@ -29,16 +30,24 @@ t.test('outage under load: fast 503s, then recovery without a restart', async (t
   t.equal(app.dbHealth.state === 'closed', false, 'the breaker opened')
   const notReady = await app.inject({ method: 'GET', url: '/readyz' })
   t.equal(notReady.statusCode, 503)
-  t.same(notReady.json().error, {
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'Not ready: database not reachable.',
-    details: [{ path: 'database', message: 'is not reachable' }]
-  }, '/readyz names the dependency that failed')
+  // (On a starved machine Redis's ping may miss its deadline too and be named as well.)
+  const { error } = notReady.json()
+  t.equal(error.code, 'SERVICE_UNAVAILABLE')
+  t.match(error.message, /^Not ready: database not reachable[.;]/)
+  t.same(error.details[0], { path: 'database', message: 'is not reachable' }, '/readyz names the dependency that failed')
   t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process itself is fine')
   await pause(2000)
   const restoredAt = Date.now()
   await relay.restore()
-  await pause(3000)
+  // Keep the load on until a request started after the restore has succeeded, and
+  // 1.5 s more: on a slow machine recovery alone can take most of a fixed wait.
+  const deadline = restoredAt + 8000
+  let recoveredAt: number | undefined
+  while (Date.now() < deadline) {
+    recoveredAt ??= load.samples.find((s) => s.statusCode === 200 && s.startedAt >= restoredAt)?.endedAt
+    if (recoveredAt !== undefined && Date.now() > recoveredAt + 1500) break
+    await pause(100)
+  }
   const samples = await load.stop()
 
   const odd = samples.filter((s) => s.statusCode !== 200 && s.statusCode !== 503)
@@ -58,7 +67,10 @@ t.test('outage under load: fast 503s, then recovery without a restart', async (t
   const recovery = firstSuccess!.endedAt - restoredAt
   t.ok(recovery < 6000, `restore -> first 200: ${recovery} ms (target 2 s)`)
   const late = samples.filter((s) => s.startedAt > firstSuccess!.endedAt + 500)
-  t.ok(late.length > 0 && late.every((s) => s.statusCode === 200), 'after recovery, everything succeeds')
+  const lateFailures = late.filter((s) => s.statusCode !== 200)
+  t.ok(late.length > 0, `${late.length} requests after recovery`)
+  t.same(lateFailures.map((s) => `${s.statusCode} ${s.startedAt - restoredAt} ms after the restore: ${s.body}`).slice(0, 3), [],
+    'after recovery, everything succeeds')
   t.comment(`figures: cut->first 503 ${toFirst503} ms; slowest while down ${worstWhileDown} ms; restore->first 200 ${recovery} ms; ${samples.length} requests`)
   t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
 })
@@ -70,17 +82,37 @@ t.test('the connection dropping inside a transaction fails that request, not the
   const order = await buy(app, product)
 
   // Hold the order's row so the take waits inside its transaction, then cut the line.
+  // Each step waits for the one before it, not for a fixed time (a slow machine).
   const blocker = postgres(url, { max: 1, onnotice: () => {} })
-  t.teardown(() => blocker.end({ timeout: 1 }))
+  const observer = postgres(url, { max: 1, onnotice: () => {} })
+  t.teardown(async () => { await Promise.all([blocker.end({ timeout: 1 }), observer.end({ timeout: 1 })]) })
+  let release!: () => void
+  const released = new Promise<void>((resolve) => { release = resolve })
+  let locked!: () => void
+  const isLocked = new Promise<void>((resolve) => { locked = resolve })
   const held = blocker.begin(async (sql) => {
     await sql`select id from orders where id = ${order.id} for update`
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    locked()
+    await released
   })
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  await isLocked
   const take = act(app, shop, order.id, 'take')
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  const takeWaits = async () => (await observer`select 1 from pg_stat_activity
+    where wait_event_type = 'Lock' and datname = current_database()`).length > 0
+  const until = async (condition: () => Promise<boolean>) => {
+    for (let i = 0; i < 100; i++) {
+      if (await condition()) return true
+      await pause(50)
+    }
+    return false
+  }
+  t.ok(await until(takeWaits), 'the take waits for the held row')
   await relay.cut()
   const failed = await take
+  // Postgres notices the client gone within client_connection_check_interval and
+  // cancels the waiting statement; only then is the row let go.
+  t.ok(await until(async () => !(await takeWaits())), 'Postgres cancels the statement of the vanished client')
+  release()
   await held
   t.equal(failed.statusCode, 503, 'the request in the broken transaction fails cleanly')
   t.same(failed.json(), UNAVAILABLE)
