@@ -94,12 +94,7 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     forceCloseConnections: 'idle',
     // The embedded database's first start (migrations, seeding) can be slow on a busy machine.
     pluginTimeout: 120_000,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // fast-json-stringify picks a union's branch (an event's kind) by validating the
-    // value against each with Ajv: our branches differ by `type`, never by a string's
-    // format, so checking every date-time and uuid there only cost time (a fifth of a
-    // feed page's serialization, docs/performance.md).
-    serializerOpts: { ajv: { validateFormats: false } }
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 }
   }
 }
 

@@ -5,6 +5,7 @@
 // and the smaller points a generated client and a validating proxy trip on.
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import fastJson from 'fast-json-stringify'
 import t from 'tap'
 import { DELIVERY_REQUEST_TYPE, eventTypes, WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
 import { localJustInTime, putDeliveryEndpoint } from '../fixtures/delivery-endpoint.js'
@@ -16,6 +17,8 @@ import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint } from '../fixtures/webhooks.js'
 import { claimAction, openedClaim, operatorAction } from '../fixtures/claims.js'
 import { build, createShop } from '../helper.js'
+import { Envelope } from '../../schemas/common.js'
+import { EventFeedPage, eventSchemas } from '../../schemas/events.js'
 
 type Json = Record<string, any>
 
@@ -137,4 +140,14 @@ t.test('the webhooks section: every request the service sends matches it, body a
       t.ok(typeof value === 'string' && validateAgainst(document, header.schema, value).ok, `${body.type}: header ${header.name} ${String(value)}`)
     }
   }
+
+  // The feed writes each event with its own kind's serializer (routes/v1/events/page-serializer.ts):
+  // byte for byte what the page's schema, a union of the kinds, writes.
+  const page = await app.inject({ method: 'GET', url: '/v1/events?limit=100', headers: shop.headers })
+  t.equal(page.statusCode, 200)
+  t.same(new Set(page.json().data.events.map((e: Json) => e.type)), new Set(eventTypes), 'the page holds every kind')
+  t.match(page.headers['content-type'], /^application\/json; charset=utf-8$/)
+  const named = Object.fromEntries(eventSchemas.map((schema) => [schema.$id!, schema]))
+  const byTheUnion = fastJson(Envelope(EventFeedPage) as Parameters<typeof fastJson>[0], { schema: named as never })
+  t.equal(page.body, byTheUnion(page.json()), 'the feed page: the bytes of the page\'s schema')
 })

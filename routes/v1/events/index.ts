@@ -13,6 +13,7 @@ import type { StockCipher } from '../../../domain/stock-cipher.js'
 import { ApiError, validationError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, sellerSecurity } from '../../../schemas/common.js'
 import { EventFeedPage, EventFeedQuery, type Event } from '../../../schemas/events.js'
+import { serializeFeedPage } from './page-serializer.js'
 
 const badCursor = (message: string) => validationError(message, [{
   path: 'querystring.after',
@@ -100,13 +101,17 @@ const eventsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
       // Answered early because this instance is shutting down: the client reconnects, to another one.
       if (fastify.eventWakeups.closing) reply.header('connection', 'close')
-      return {
+      const page = {
         success: true as const,
         data: {
           events: (read?.events ?? []).map((event) => eventView(event, fastify.stockCipher)),
           nextCursor: encodeEventCursor(shopId, position)
         }
       }
+      // Set once the page is built (opening a value may throw, and the error's body is not a page):
+      // each event by its own kind's serializer, not through the schema's union (page-serializer.ts).
+      reply.serializer(serializeFeedPage).type('application/json; charset=utf-8')
+      return page
     } finally {
       watch?.close()
     }
