@@ -10,7 +10,8 @@
 // Sentinels for the primary on every (re)connection and follows their
 // +switch-master announcements, so a failover is an outage like any other:
 // the breaker opens, and closes once the promoted replica answers
-// (docs/deploying.md, "Redis Sentinel").
+// (docs/deploying.md, "Redis Sentinel"). The probe also restarts a client that
+// ioredis has given up on (see the probe below).
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -82,7 +83,20 @@ async function redisPlugin (fastify: FastifyInstance) {
     fastify.decorate('redisHealth', null)
     return
   }
-  const health = new CircuitBreaker({ name: 'redis', probeIntervalMs: PROBE_INTERVAL_MS, probe: () => redis.ping() })
+  let closing = false
+  const health = new CircuitBreaker({
+    name: 'redis',
+    probeIntervalMs: PROBE_INTERVAL_MS,
+    probe: () => {
+      // A client that gave up for good (status `end`) is started again, not waited on: ioredis
+      // ends it when a Sentinel's failover announcement disconnects it while it is asking the
+      // Sentinels for the primary, and it would then stay cut off from the promoted replica
+      // until a restart. The connection is not awaited (behind Sentinels it can take as long
+      // as they are away); the PING fails at once until it is ready.
+      if (redis.status === 'end' && !closing) redis.connect().catch(() => {})
+      return redis.ping()
+    }
+  })
   // The breaker reports outages; the client's own connection errors would repeat them.
   redis.on('error', (err) => { fastify.log.debug({ err }, 'redis connection error') })
   health.on('open', (err) => fastify.log.warn({ err }, 'redis unavailable: skipped (rate limits in memory, ' +
@@ -96,6 +110,7 @@ async function redisPlugin (fastify: FastifyInstance) {
   fastify.decorate('redis', redis)
   fastify.decorate('redisHealth', health)
   fastify.addHook('onClose', async () => {
+    closing = true
     health.stop()
     redis.disconnect()
   })

@@ -6,7 +6,9 @@
 // - a keyed request that got 503 while its SET NX sat queued in the hung
 //   connection does not block its retries once Redis is back (the claim that
 //   lands late is released), and the retry runs exactly once;
-// - Redis is probed in the background and used again without a restart.
+// - Redis is probed in the background and used again without a restart, even
+//   when the client gave up reconnecting (as ioredis does when a Sentinel's
+//   failover announcement interrupts its reconnection).
 // Bounds asserted with 3x margins; the measured figures go to docs/reliability.md.
 import { Writable } from 'node:stream'
 import { setTimeout as pause } from 'node:timers/promises'
@@ -137,4 +139,21 @@ t.test('Redis away at start: the app starts, skips it, and takes it up when it c
   t.equal((await app.inject({ method: 'GET', url: '/v1/currency-rates', headers: shop.headers })).statusCode, 200, 'served without it')
   await relay.restore()
   t.ok(await waitFor(() => app.redisHealth!.state === 'closed', 10_000) < 3000, 'used once it answers')
+})
+
+t.test('a client that gave up reconnecting is started again by the probe', async (t) => {
+  const { app } = await appBehindRedisRelay(t)
+  const shop = await createShop(app)
+  const order = await buy(app, await createProduct(app, shop))
+  // ioredis ends a connection for good (status `end`, no more retries) when a Sentinel's
+  // +switch-master disconnects it while it asks the Sentinels for the primary; a plain
+  // disconnect leaves the client in the same state.
+  app.redis!.disconnect()
+  t.ok(await until(() => app.redis!.status === 'end', 2000), 'the client ended')
+  const keyed = await postMessage(app, shop.headers, order.id, 'after-end')
+  t.equal(keyed.statusCode, 503, 'refused while the client is down')
+  t.ok(await waitFor(() => app.redisHealth!.state === 'closed', 10_000) < 3000, 'back in use without a restart')
+  t.equal(app.redis!.status, 'ready')
+  const retried = await postMessage(app, shop.headers, order.id, 'after-end')
+  t.equal(retried.statusCode, 201, retried.body)
 })
