@@ -7,6 +7,7 @@
 // but the clients' keyed retries leave every order taken and delivered exactly once.
 import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
+import { requireBinaries } from '../fixtures/binaries.js'
 import { testRedisUrl } from '../fixtures/databases.js'
 import { freePort } from '../fixtures/free-port.js'
 import { startHaproxy, type Balancer } from '../fixtures/haproxy.js'
@@ -31,6 +32,7 @@ async function startInstance (instance: Instance) {
 }
 
 t.before(async () => {
+  requireBinaries('apt-get install -y haproxy (.ci/run does)', 'haproxy')
   const databaseUrl = await fileDatabaseUrl()
   serverEnv = {
     DATABASE_URL: databaseUrl,
