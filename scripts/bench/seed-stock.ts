@@ -124,16 +124,19 @@ export interface FeedReader { secret: string }
  * key) whose feeds hold `perShop` `order.delivered` events, each carrying its
  * order (awaiting confirmation, `values` values sealed under `stockKey` with
  * the order id, as db/orders/row.ts stores them) in the representation the
- * service writes into its events (orderJson).
+ * service writes into its events (orderJson). With `sealed` false the values are
+ * stored as a plain list instead, as every order was before they were sealed.
  */
-export async function seedFeed (url: string, stockKey: Buffer, shops: number, perShop: number, values: number): Promise<FeedReader[]> {
+export async function seedFeed (
+  url: string, stockKey: Buffer, shops: number, perShop: number, values: number, sealed = true
+): Promise<FeedReader[]> {
   const cipher = new StockCipher(stockKey)
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   try {
     const [{ id: categoryId }] = await sql<{ id: string }[]>`select id from categories order by path_en limit 1`
     const readers: FeedReader[] = []
     for (let s = 0; s < shops; s++) {
-      const [{ id: shopId }] = await sql<{ id: string }[]>`insert into shops (name) values (${`Feed ${s}`}) returning id`
+      const [{ id: shopId }] = await sql<{ id: string }[]>`insert into shops (name) values (${`Feed ${sealed ? '' : 'clear '}${s}`}) returning id`
       const [{ id: productId }] = await sql<{ id: string }[]>`insert into products (shop_id, category_id, title, description,
           active, external, price, employee_reward_type, employee_reward_value)
         values (${shopId}, ${categoryId}, 'Gift card', '', true, true, 10, 'percent', 0) returning id`
@@ -142,6 +145,7 @@ export async function seedFeed (url: string, stockKey: Buffer, shops: number, pe
       const orders = Array.from({ length: perShop }, (_, n) => {
         const id = randomUUID()
         const list = Array.from({ length: values }, (_, v) => `GIFT-${s}-${n}-${v}-${randomBytes(6).toString('hex')}`)
+        if (!sealed) return { id, v: list }
         const { keyId, box } = cipher.seal(JSON.stringify(list), id)
         return { id, v: { keyId, sealed: box.toString('base64') } }
       })
