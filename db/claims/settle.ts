@@ -36,17 +36,12 @@ type Transaction = <T>(db: Db, work: (tx: Tx) => Promise<T>) => Promise<T>
 const plainTransaction: Transaction = (db, work) => db.transaction(work)
 
 /**
- * Runs `work` in a transaction (db.transaction, or `transaction`), again when
- * the stock take met items locked by a re-encryption.
+ * Runs `work` in a transaction (`transaction`: db.transaction unless given), again
+ * when the stock take met items locked by a re-encryption.
  */
 export async function inClaimTransaction<T> (
-  db: Db, transaction: Transaction, work: (tx: Tx) => Promise<T>
-): Promise<T>
-export async function inClaimTransaction<T> (db: Db, work: (tx: Tx) => Promise<T>): Promise<T>
-export async function inClaimTransaction<T> (
-  db: Db, ...args: [Transaction, (tx: Tx) => Promise<T>] | [(tx: Tx) => Promise<T>]
+  db: Db, work: (tx: Tx) => Promise<T>, transaction: Transaction = plainTransaction
 ): Promise<T> {
-  const [transaction, work] = args.length === 2 ? args : [plainTransaction, args[0]]
   for (let attempt = 0; ; attempt++) {
     try {
       return await transaction(db, work)
@@ -160,12 +155,12 @@ export async function rejectLocked (tx: Tx, claim: LockedClaim, by: ResolvedBy, 
 export async function replaceClaim (
   db: Db, scope: ClaimScope, claimId: string, input: ReplaceInput
 ): Promise<{ claim: Claim, order: StoredOrder }> {
-  return inClaimTransaction(db, pipelinedTransaction, async (tx) => {
+  return inClaimTransaction(db, async (tx) => {
     const claim = await lockClaim(tx, claimId, scope)
     checkClaimAction('replace', claim.status)
     const result = await replaceLocked(tx, claim, input, (last) => commitWith(tx, last))
     return { claim: claimView(result.claim), order: result.order }
-  })
+  }, pipelinedTransaction)
 }
 
 export async function refundClaim (
