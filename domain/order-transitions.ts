@@ -38,11 +38,20 @@ export const orderTransitions: Readonly<Record<OrderAction, OrderTransition>> = 
   // the purchase or when stock arrives for a waiting order, or with the delivery endpoint's answer.
   // Taken and delivered at once; a purchase delivered from stock is created in this transition's result.
   autoDeliver: {
-    from: ['paid'], to: 'awaiting_confirmation', stamps: ['takenAt', 'deliveredAt'], ledger: null, assigneeType: 'auto', delivers: true
+    from: ['paid'],
+    to: 'awaiting_confirmation',
+    stamps: ['takenAt', 'deliveredAt'],
+    ledger: null,
+    assigneeType: 'auto',
+    delivers: true
   },
   // A claim's refund (docs/claims.md): also of a completed order, whose credit is then debited.
   refund: {
-    from: ['awaiting_confirmation', 'completed'], to: 'cancelled', stamps: ['cancelledAt'], ledger: 'refund', debitFrom: ['completed']
+    from: ['awaiting_confirmation', 'completed'],
+    to: 'cancelled',
+    stamps: ['cancelledAt'],
+    ledger: 'refund',
+    debitFrom: ['completed']
   }
 }
 

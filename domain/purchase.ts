@@ -38,14 +38,20 @@ export type PricedPurchase =
 const DECIMAL = /^-?\d+(\.\d+)?$/
 
 /** One field's stored value and the price its chosen options add, or a problem. */
-function resolveField (field: PurchaseField, raw: string, path: string): { value: string, extra: bigint } | PurchaseProblem {
-  if (raw.length > MAX_FIELD_VALUE_LENGTH) return { path, message: `must be at most ${MAX_FIELD_VALUE_LENGTH} characters` }
+function resolveField (
+  field: PurchaseField, raw: string, path: string
+): { value: string, extra: bigint } | PurchaseProblem {
+  if (raw.length > MAX_FIELD_VALUE_LENGTH) {
+    return { path, message: `must be at most ${MAX_FIELD_VALUE_LENGTH} characters` }
+  }
   if (field.type === 'select') {
     const ids = raw.split(',').map((id) => id.trim())
     if (ids.length > 1 && !field.multiple) return { path, message: 'this field takes one option id' }
     if (new Set(ids).size !== ids.length) return { path, message: 'an option is chosen twice' }
     const chosen = ids.map((id) => field.options.find((o) => o.id === id))
-    if (chosen.some((o) => o === undefined)) return { path, message: 'must be option ids of the field, comma-separated' }
+    if (chosen.some((o) => o === undefined)) {
+      return { path, message: 'must be option ids of the field, comma-separated' }
+    }
     const options = chosen as PurchaseField['options']
     return {
       value: options.map((o) => o.label).join(', '),
@@ -71,9 +77,13 @@ export function pricePurchase (product: PurchaseProduct, quantity: number, input
   const given = new Map<string, { raw: string, path: string }>()
   input.forEach(({ fieldId, value }, i) => {
     const path = `body.fieldValues.${i}`
-    if (!product.fields.some((f) => f.id === fieldId)) problems.push({ path: `${path}.fieldId`, message: 'is not a field of the product' })
-    else if (given.has(fieldId)) problems.push({ path: `${path}.fieldId`, message: 'is given twice' })
-    else given.set(fieldId, { raw: value, path: `${path}.value` })
+    if (!product.fields.some((f) => f.id === fieldId)) {
+      problems.push({ path: `${path}.fieldId`, message: 'is not a field of the product' })
+    } else if (given.has(fieldId)) {
+      problems.push({ path: `${path}.fieldId`, message: 'is given twice' })
+    } else {
+      given.set(fieldId, { raw: value, path: `${path}.value` })
+    }
   })
 
   let unitKopecks = toKopecks(product.price)
@@ -81,7 +91,11 @@ export function pricePurchase (product: PurchaseProduct, quantity: number, input
   product.fields.forEach((field) => {
     const entry = given.get(field.id)
     if (entry === undefined || entry.raw.trim() === '') {
-      if (field.required) problems.push({ path: entry?.path ?? 'body.fieldValues', message: `field "${field.label}" (${field.id}) is required` })
+      if (field.required) {
+        problems.push({
+          path: entry?.path ?? 'body.fieldValues', message: `field "${field.label}" (${field.id}) is required`
+        })
+      }
       return
     }
     const resolved = resolveField(field, entry.raw, entry.path)
@@ -95,6 +109,8 @@ export function pricePurchase (product: PurchaseProduct, quantity: number, input
 
   if (problems.length > 0) return { ok: false, problems }
   const amountKopecks = toRubles(unitKopecks * BigInt(quantity), product.rate)
-  if (amountKopecks > MAX_AMOUNT_KOPECKS) return { ok: false, problems: [{ path: 'body.quantity', message: 'makes the order total too large' }] }
+  if (amountKopecks > MAX_AMOUNT_KOPECKS) {
+    return { ok: false, problems: [{ path: 'body.quantity', message: 'makes the order total too large' }] }
+  }
   return { ok: true, amountKopecks, fieldValues }
 }

@@ -47,8 +47,11 @@ export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: S
  * One statement: the waiting orders become delivered (`autoDeliver`), each with
  * its `order.delivered` event (visible orders only) followed by its signals.
  */
-async function deliverWaitingOrders (tx: Tx, cipher: StockCipher, shopId: string, takes: readonly StockTake[]): Promise<void> {
-  const fills = takes.map((take) => `{"id":${JSON.stringify(take.orderId)},"values":${deliveredValuesParam(cipher, take.orderId, take.values)}}`)
+async function deliverWaitingOrders (
+  tx: Tx, cipher: StockCipher, shopId: string, takes: readonly StockTake[]
+): Promise<void> {
+  const fills = takes.map((take) =>
+    `{"id":${JSON.stringify(take.orderId)},"values":${deliveredValuesParam(cipher, take.orderId, take.values)}}`)
   const feed = takes.flatMap((take) => [{ order: take.orderId }, ...take.signals])
   await run(tx, `with f as (
       select (x->>'id')::uuid as id, x->'values' as vals from jsonb_array_elements($2::text::jsonb) x

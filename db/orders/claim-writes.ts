@@ -34,7 +34,8 @@ export interface ClaimedOrder {
 
 /** Locks the order's row (FOR NO KEY UPDATE) and reads it; undefined when there is none. */
 export async function lockClaimedOrder (tx: Tx, orderId: string): Promise<ClaimedOrder | undefined> {
-  const [row] = await runPrepared<ClaimedOrder>(tx, `select id, shop_id as "shopId", product_id as "productId", status, external,
+  const [row] = await runPrepared<ClaimedOrder>(tx,
+    `select id, shop_id as "shopId", product_id as "productId", status, external,
       amount::float8 as amount, delivered_values as "deliveredValues", ${isoTime('delivered_at')} as "deliveredAt",
       field_values as "fieldValues", ${isoTime(NOW_MS)} as now
     from orders where id = $1 for no key update`, [orderId])
@@ -42,7 +43,8 @@ export async function lockClaimedOrder (tx: Tx, orderId: string): Promise<Claime
 }
 
 /** The claimed order's delivered values, opened (a StockKeyError when the keys at hand cannot). */
-export const claimedValues = (order: ClaimedOrder, cipher: StockCipher | null): string[] => openValues(cipher, order.id, order.deliveredValues)
+export const claimedValues = (order: ClaimedOrder, cipher: StockCipher | null): string[] =>
+  openValues(cipher, order.id, order.deliveredValues)
 
 function notify (tx: Tx, outcome: EventOutcome | undefined) {
   if (outcome?.eventShopId) notifyAfterCommit(tx, EVENTS_CHANNEL, outcome.eventShopId)
@@ -68,14 +70,18 @@ const replaceValuesSql = `with o as (
   ), mr as (
     select ${messageColumns('m')} from m
   ), evs as (
-    select 1 as ord, 'order.updated' as type, jsonb_build_object('order', to_jsonb(r)) as data from o, r where o.external
+    select 1 as ord, 'order.updated' as type, jsonb_build_object('order', to_jsonb(r)) as data
+    from o, r where o.external
     union all select 2, 'claim.resolved', $4::text::jsonb from o where o.external
     union all select 3, 'message.created', jsonb_build_object('orderId', o.id, 'message', to_jsonb(mr)) from o, mr
     where o.external
   ), ${appendEventRowsCtes('evs', '(select shop_id from o)')}
   select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
 
-/** What the chat and the feed get with a replacement: the `system` message, and the settled claim as the API shows it. */
+/**
+ * What the chat and the feed get with a replacement: the `system` message, and the
+ * settled claim as the API shows it.
+ */
 export interface ReplacementNews { message: string, claim: object }
 
 /**
@@ -88,7 +94,8 @@ export async function replaceOrderValues (
   tx: Tx, orderId: string, values: readonly string[], cipher: StockCipher | null, news: ReplacementNews
 ): Promise<StoredOrder> {
   const [row] = await runPrepared<StoredOrder & EventOutcome>(tx, replaceValuesSql,
-    [orderId, deliveredValuesParam(cipher, orderId, values), messageText(news.message), JSON.stringify({ claim: news.claim })])
+    [orderId, deliveredValuesParam(cipher, orderId, values), messageText(news.message),
+      JSON.stringify({ claim: news.claim })])
   const { eventShopId, ...order } = row
   notify(tx, { eventShopId })
   return order
@@ -116,7 +123,13 @@ export async function refundClaimedOrder (tx: Tx, orderId: string): Promise<Stor
       insert into ledger_entries (shop_id, order_id, kind, amount) select shop_id, id, '${refund.ledger}', amount from o
     ), r as (
       select ${orderResponseColumns('o')} from o
-    ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'order.cancelled', data: "jsonb_build_object('order', to_jsonb(r))", from: 'r' })}
+    ), ${appendEventCtes({
+      source: 'o',
+      condition: 'o.external',
+      type: 'order.cancelled',
+      data: "jsonb_build_object('order', to_jsonb(r))",
+      from: 'r'
+    })}
     select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`, [orderId])
   if (!row) return undefined
   const { eventShopId, ...order } = row

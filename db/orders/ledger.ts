@@ -22,7 +22,10 @@ export function listLedgerEntries (db: Queryable, shopId: string): Promise<Ledge
     .orderBy(asc(ledgerEntries.createdAt), asc(ledgerEntries.id))
 }
 
-/** The shop's entries and balance as LedgerSchema (schemas/orders.ts): money as numbers, times as the API writes them. */
+/**
+ * The shop's entries and balance as LedgerSchema (schemas/orders.ts): money as numbers,
+ * times as the API writes them.
+ */
 export function ledgerView (entries: LedgerEntry[]) {
   let balance = 0n
   for (const e of entries) {
@@ -30,7 +33,12 @@ export function ledgerView (entries: LedgerEntry[]) {
     else if (e.kind === 'debit') balance -= toKopecks(e.amount)
   }
   return {
-    entries: entries.map((e) => ({ ...e, kind: e.kind as 'refund' | 'credit' | 'debit', amount: moneyToNumber(e.amount), createdAt: e.createdAt.toISOString() })),
+    entries: entries.map((e) => ({
+      ...e,
+      kind: e.kind as 'refund' | 'credit' | 'debit',
+      amount: moneyToNumber(e.amount),
+      createdAt: e.createdAt.toISOString()
+    })),
     balance: fromKopecks(balance)
   }
 }

@@ -38,13 +38,22 @@ const postMessageSql = (scoped: boolean) => `with o as (
     returning id, sender_role, text, created_at
   ), r as (
     select ${messageColumns('m')} from m
-  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: 'message.created', data: "jsonb_build_object('orderId', o.id, 'message', to_jsonb(r))", from: 'r' })}
+  ), ${appendEventCtes({
+    source: 'o',
+    condition: 'o.external',
+    type: 'message.created',
+    data: "jsonb_build_object('orderId', o.id, 'message', to_jsonb(r))",
+    from: 'r'
+  })}
   select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
 
 /** Posts to the order's chat, ready for MessageSchema; 404 when the order is not visible in `scope`. */
-export async function postMessage (db: Db, orderId: string, scope: OrderScope, senderRole: SenderRole, rawText: string): Promise<Message> {
+export async function postMessage (
+  db: Db, orderId: string, scope: OrderScope, senderRole: SenderRole, rawText: string
+): Promise<Message> {
   const text = messageText(rawText)
-  const query = preparedOnce(db, `post_message_${scope !== null}`, () => rawQuery<Message & EventOutcome>(db, postMessageSql(scope !== null)))
+  const query = preparedOnce(db, `post_message_${scope !== null}`,
+    () => rawQuery<Message & EventOutcome>(db, postMessageSql(scope !== null)))
   const [row] = await query(scope === null ? [orderId, senderRole, text] : [orderId, senderRole, text, scope.shopId])
   if (!row) throw notFound('Order')
   const { eventShopId, ...message } = row
@@ -54,14 +63,20 @@ export async function postMessage (db: Db, orderId: string, scope: OrderScope, s
 
 const postInTransactionSql = postMessageSql(false)
 
-/** A post inside `tx`, with the change it tells of (the claims' steps, docs/claims.md): one statement, sent at once. */
-export async function postMessageInTransaction (tx: Tx, orderId: string, senderRole: SenderRole, text: string): Promise<void> {
+/**
+ * A post inside `tx`, with the change it tells of (the claims' steps, docs/claims.md):
+ * one statement, sent at once.
+ */
+export async function postMessageInTransaction (
+  tx: Tx, orderId: string, senderRole: SenderRole, text: string
+): Promise<void> {
   const [row] = await runPrepared<EventOutcome>(tx, postInTransactionSql, [orderId, senderRole, messageText(text)])
   if (row?.eventShopId) notifyAfterCommit(tx, EVENTS_CHANNEL, row.eventShopId)
 }
 
 /** A `system` message inside `tx`: words only, never a value. */
-export const postSystemMessage = (tx: Tx, orderId: string, text: string) => postMessageInTransaction(tx, orderId, 'system', text)
+export const postSystemMessage = (tx: Tx, orderId: string, text: string) =>
+  postMessageInTransaction(tx, orderId, 'system', text)
 
 /** $1 order, $2 shop, $3 limit, $4 cursor: visibility and the page in one round trip. */
 const listMessagesSql = (withCursor: boolean) => `
@@ -79,9 +94,12 @@ const listMessagesSql = (withCursor: boolean) => `
  * Up to `limit` messages of the shop's order created strictly after `cursor`,
  * oldest first, ready for MessageSchema. Undefined when the order is not visible.
  */
-export async function listMessages (db: Db, shopId: string, orderId: string, cursor: string | undefined, limit: number): Promise<Message[] | undefined> {
+export async function listMessages (
+  db: Db, shopId: string, orderId: string, cursor: string | undefined, limit: number
+): Promise<Message[] | undefined> {
   const withCursor = cursor !== undefined
-  const query = preparedOnce(db, `list_messages_${withCursor}`, () => rawQuery<Message>(db, listMessagesSql(withCursor)))
+  const query = preparedOnce(db, `list_messages_${withCursor}`,
+    () => rawQuery<Message>(db, listMessagesSql(withCursor)))
   const rows = await query(withCursor ? [orderId, shopId, limit, cursor] : [orderId, shopId, limit])
   if (rows.length === 0) return undefined
   // A visible order without messages (after the cursor) is one row without a message.

@@ -35,7 +35,8 @@ export function scopeConditions (scope: { shopId: string | Placeholder } | null)
 }
 
 export async function findOrder (db: Queryable, orderId: string, scope: OrderScope): Promise<OrderRow | undefined> {
-  const [row] = await db.select(orderRowColumns).from(orders).where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
+  const [row] = await db.select(orderRowColumns).from(orders)
+    .where(and(eq(orders.id, orderId), ...scopeConditions(scope)))
     .prepare(`find_order_${scope !== null}`).execute()
   return row
 }
@@ -74,19 +75,25 @@ function listOrdersSql (sort: 'asc' | 'desc', oneStatus: boolean, byProduct: boo
     from (
       select coalesce(sum(n.count), 0)::int as total
       from order_counts n join products p on p.id = n.product_id and p.external
-      where n.shop_id = $1 and ${oneStatus ? 'n.status = $2' : 'n.status = any($2::text[])'}${byProduct ? ' and n.product_id = $5' : ''}
+      where n.shop_id = $1
+        and ${oneStatus ? 'n.status = $2' : 'n.status = any($2::text[])'}${byProduct ? ' and n.product_id = $5' : ''}
     ) c
     left join (${page}) o on true
     order by o.created_at ${sort}, o.id ${sort}`
 }
 
 /** One page of the shop's visible orders, ready for OrderSchema, and their total: one round trip. */
-export async function listOrders (db: Db, shopId: string, options: OrderListOptions): Promise<{ orders: StoredOrder[], total: number }> {
+export async function listOrders (
+  db: Db, shopId: string, options: OrderListOptions
+): Promise<{ orders: StoredOrder[], total: number }> {
   const oneStatus = options.statuses.length === 1
   const byProduct = options.productId !== undefined
   const shape = `list_orders_${options.sort}_${oneStatus}_${byProduct}`
-  const query = preparedOnce(db, shape, () => rawQuery<StoredOrder & { total: number }>(db, listOrdersSql(options.sort, oneStatus, byProduct)))
-  const params: unknown[] = [shopId, oneStatus ? options.statuses[0] : options.statuses, options.limit, (options.page - 1) * options.limit]
+  const query = preparedOnce(db, shape,
+    () => rawQuery<StoredOrder & { total: number }>(db, listOrdersSql(options.sort, oneStatus, byProduct)))
+  const params: unknown[] = [
+    shopId, oneStatus ? options.statuses[0] : options.statuses, options.limit, (options.page - 1) * options.limit
+  ]
   if (byProduct) params.push(options.productId)
   const rows = await query(params)
   // No order on the page: the one row carries only the total.
@@ -118,14 +125,21 @@ function transitionSql (action: Exclude<OrderAction, 'autoDeliver'>, scoped: boo
   const shopParam = action === 'deliver' || action === 'cancel' ? '$3' : '$2'
   const ledger = transition.ledger === null
     ? ''
-    : `l as (insert into ledger_entries (shop_id, order_id, kind, amount) select shop_id, id, '${transition.ledger}', amount from o), `
+    : `l as (insert into ledger_entries (shop_id, order_id, kind, amount)
+      select shop_id, id, '${transition.ledger}', amount from o), `
   return `with o as (
     update orders set ${set}
     where id = $1 and ${transitionFrom(action)}${scoped ? ` and shop_id = ${shopParam} and external` : ''}
     returning *
   ), ${ledger}r as (
     select ${orderResponseColumns('o')} from o
-  ), ${appendEventCtes({ source: 'o', condition: 'o.external', type: orderEventTypes[action], data: "jsonb_build_object('order', to_jsonb(r))", from: 'r' })}
+  ), ${appendEventCtes({
+    source: 'o',
+    condition: 'o.external',
+    type: orderEventTypes[action],
+    data: "jsonb_build_object('order', to_jsonb(r))",
+    from: 'r'
+  })}
   select r.*, case when o.external then o.shop_id end as "eventShopId" from r, o`
 }
 
@@ -146,9 +160,12 @@ async function throwTransitionRefusal (
 export async function transitionOrder (
   db: Db, action: SellerAction, orderId: string, scope: OrderScope, changes: TransitionChanges = {}
 ): Promise<StoredOrder> {
-  const query = preparedOnce(db, `transition_${action}_${scope !== null}`, () => rawQuery<StoredOrder & EventOutcome>(db, transitionSql(action, scope !== null)))
+  const query = preparedOnce(db, `transition_${action}_${scope !== null}`,
+    () => rawQuery<StoredOrder & EventOutcome>(db, transitionSql(action, scope !== null)))
   const params: unknown[] = [orderId]
-  if (action === 'deliver') params.push(deliveredValuesParam(changes.cipher ?? null, orderId, changes.deliveredValues ?? []))
+  if (action === 'deliver') {
+    params.push(deliveredValuesParam(changes.cipher ?? null, orderId, changes.deliveredValues ?? []))
+  }
   if (action === 'cancel') params.push(changes.cancelReason ?? null)
   if (scope !== null) params.push(scope.shopId)
   const [row] = await query(params)
@@ -161,7 +178,9 @@ export async function transitionOrder (
 export const takeOrder = (db: Db, shopId: string, orderId: string) =>
   transitionOrder(db, 'take', orderId, { shopId })
 
-export const deliverOrder = (db: Db, shopId: string, orderId: string, deliveredValues: string[], cipher: StockCipher | null) =>
+export const deliverOrder = (
+  db: Db, shopId: string, orderId: string, deliveredValues: string[], cipher: StockCipher | null
+) =>
   transitionOrder(db, 'deliver', orderId, { shopId }, { deliveredValues, cipher })
 
 /**
@@ -170,7 +189,9 @@ export const deliverOrder = (db: Db, shopId: string, orderId: string, deliveredV
  * product's waiting orders are filled from them (db/orders/auto-delivery.ts);
  * it first locks the product and its waiting orders, as every stock write does.
  */
-export async function cancelOrder (db: Db, shopId: string, orderId: string, reason?: string, restock?: { cipher: StockCipher | null }): Promise<StoredOrder> {
+export async function cancelOrder (
+  db: Db, shopId: string, orderId: string, reason?: string, restock?: { cipher: StockCipher | null }
+): Promise<StoredOrder> {
   const changes = reason === undefined ? {} : { cancelReason: reason }
   const [held] = restock && isUuid(orderId)
     ? await run<{ productId: string }>(db, `select product_id as "productId" from orders
@@ -179,8 +200,10 @@ export async function cancelOrder (db: Db, shopId: string, orderId: string, reas
   if (!held) return transitionOrder(db, 'cancel', orderId, { shopId }, changes)
   return db.transaction(async (tx) => {
     const product = (await lockStockProduct(tx, held.productId))!
-    await run(tx, "select id from orders where product_id = $1 and status = 'paid' order by created_at, id for update", [product.id])
-    const [row] = await run<StoredOrder & EventOutcome>(tx, transitionSql('cancel', true), [orderId, reason ?? null, shopId])
+    await run(tx, "select id from orders where product_id = $1 and status = 'paid' order by created_at, id for update",
+      [product.id])
+    const [row] = await run<StoredOrder & EventOutcome>(tx, transitionSql('cancel', true),
+      [orderId, reason ?? null, shopId])
     if (!row) await throwTransitionRefusal(tx, 'cancel', orderId, { shopId })
     const { eventShopId, ...order } = row
     if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)

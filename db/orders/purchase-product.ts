@@ -35,7 +35,10 @@ const purchaseProductSql = `select p.id, p.shop_id as "shopId", p.title, p.activ
     ), '[]'::jsonb) as fields
   from products p where p.id = $1`
 
-/** The product `productId` as a purchase reads it, on the database or in a transaction; undefined when there is none. */
+/**
+ * The product `productId` as a purchase reads it, on the database or in a transaction;
+ * undefined when there is none.
+ */
 export async function readPurchaseProduct (db: Queryable, productId: string): Promise<PurchaseProductRow | undefined> {
   const [row] = await runPrepared<PurchaseProductRow>(db, purchaseProductSql, [productId])
   return row

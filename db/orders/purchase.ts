@@ -51,7 +51,11 @@ const paidPurchaseSql = `with o as (
   ), r as (
     select ${orderResponseColumns('o')} from o
   ), ${appendEventCtes({
-    source: 'o', condition: 'o.external', type: 'order.paid', data: "jsonb_build_object('order', to_jsonb(r))", from: 'r'
+    source: 'o',
+    condition: 'o.external',
+    type: 'order.paid',
+    data: "jsonb_build_object('order', to_jsonb(r))",
+    from: 'r'
   })},
   ${deliveryRequestCtes('o', 'r')}
   select r.*, case when o.external or exists (select 1 from q) then o.shop_id end as "eventShopId" from r, o`
@@ -117,14 +121,18 @@ type Known = { record: PurchaseRecord, optionFieldId: string | null } | { hint: 
  * again when a re-encryption batch held some of the items, and recorded paid
  * after BUSY_RETRIES such attempts.
  */
-async function purchaseFromStock (db: Db, cipher: StockCipher, input: PurchaseInput, known: Known): Promise<StoredOrder> {
+async function purchaseFromStock (
+  db: Db, cipher: StockCipher, input: PurchaseInput, known: Known
+): Promise<StoredOrder> {
   let record = 'record' in known ? known.record : undefined
   for (let attempt = 0; ; attempt++) {
     try {
       const { order, eventShopId } = await pipelinedTransaction(db, async (tx) => {
         const orderId = randomUUID()
         const optionFieldId = 'record' in known ? known.optionFieldId : known.hint.optionFieldId
-        const demand = { productId: input.productId, orderId, quantity: input.quantity, input: input.fieldValues, optionFieldId }
+        const demand = {
+          productId: input.productId, orderId, quantity: input.quantity, input: input.fieldValues, optionFieldId
+        }
         // Both settle before anything is decided, so no statement of the take runs after a ROLLBACK.
         const [read, taken] = await Promise.allSettled([
           'record' in known ? undefined : readPurchaseProduct(tx, input.productId),
@@ -185,7 +193,8 @@ function checkedRecord (db: Db, input: PurchaseInput, product: PurchaseProductRo
   }
   const priced = pricePurchase(product, input.quantity, input.fieldValues)
   if (!priced.ok) {
-    throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, priced.problems)
+    throw validationError(`Invalid purchase: ${priced.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`,
+      priced.problems)
   }
   return {
     shopId: product.shopId,
@@ -200,7 +209,10 @@ function checkedRecord (db: Db, input: PurchaseInput, product: PurchaseProductRo
 export interface PurchaseInput { productId: string, quantity: number, fieldValues: FieldValueInput[] }
 
 export interface PurchaseOptions {
-  /** Decrypts stock values and seals them delivered; null (no VALUES_ENCRYPTION_KEY) leaves stock products' orders paid. */
+  /**
+   * Decrypts stock values and seals them delivered; null (no VALUES_ENCRYPTION_KEY)
+   * leaves stock products' orders paid.
+   */
   cipher?: StockCipher | null
   /** Told when stock could not be read (a wrong key): the order is then recorded paid, for a person or a bot. */
   onStockUnreadable?: (err: StockKeyError) => void
@@ -211,7 +223,9 @@ export interface PurchaseOptions {
  * records the order; with `autoDelivery: stock` it is delivered from stock in
  * the same transaction when the stock holds enough.
  */
-export async function createPurchase (db: Db, input: PurchaseInput, options: PurchaseOptions = {}): Promise<StoredOrder> {
+export async function createPurchase (
+  db: Db, input: PurchaseInput, options: PurchaseOptions = {}
+): Promise<StoredOrder> {
   let stockReadable = options.cipher !== null && options.cipher !== undefined
   const hint = stockReadable ? hintsOf(db).get(input.productId) : undefined
   if (hint && options.cipher) {

@@ -50,7 +50,8 @@ const eventValues: Place<{ id: string, orderId: string, stored: StoredValues }> 
   select: 'select t.id, t.data->\'order\'->>\'id\' as "orderId", t.data->\'order\'->\'deliveredValues\' as stored',
   // deliveredValue is null while sealed: revealOrder joins the values once opened.
   update: `update events e
-    set data = jsonb_set(jsonb_set(e.data, '{order,deliveredValues}', x->'stored'), '{order,deliveredValue}', 'null'::jsonb)
+    set data = jsonb_set(jsonb_set(e.data, '{order,deliveredValues}', x->'stored'),
+      '{order,deliveredValue}', 'null'::jsonb)
     from jsonb_array_elements($1::text::jsonb) x where e.id = (x->>'id')::uuid`,
   redo: (row, cipher) => ({
     id: row.id, stored: sealValues(cipher, row.orderId, openValues(cipher, row.orderId, row.stored))

@@ -51,23 +51,28 @@ function responseSql (o: string, column: RowColumn): string {
 
 /** OrderSchema's fields as SQL over alias `o` (an orders row), in its order. */
 function responseFields (o: string): Array<[field: string, sql: string]> {
-  const fields = Object.entries(orderRowColumns).map(([field, column]): [string, string] => [field, responseSql(o, column)])
+  const fields = Object.entries(orderRowColumns)
+    .map(([field, column]): [string, string] => [field, responseSql(o, column)])
   // deliveredValue: deliveredValues joined by a line feed, null when empty (joinDeliveredValues)
   // or sealed (revealOrder joins them once opened).
-  const joined = `case when jsonb_typeof(${o}.delivered_values) <> 'array' or ${o}.delivered_values = '[]'::jsonb then null
+  const joined =
+    `case when jsonb_typeof(${o}.delivered_values) <> 'array' or ${o}.delivered_values = '[]'::jsonb then null
        else array_to_string(array(select jsonb_array_elements_text(${o}.delivered_values)), E'\\n') end`
   fields.splice(fields.findIndex(([field]) => field === 'deliveredValues'), 0, ['deliveredValue', joined])
   return fields
 }
 
 /** The columns of alias `o` (an orders row) named and formatted as OrderSchema, so rows need no mapping. */
-export const orderResponseColumns = (o: string) => responseFields(o).map(([field, sql]) => `${sql} as "${field}"`).join(', ')
+export const orderResponseColumns = (o: string) =>
+  responseFields(o).map(([field, sql]) => `${sql} as "${field}"`).join(', ')
 
 /** The order of alias `o` as OrderSchema, as one jsonb value. */
-export const orderJson = (o: string) => `jsonb_build_object(${responseFields(o).map(([field, sql]) => `'${field}', ${sql}`).join(', ')})`
+export const orderJson = (o: string) =>
+  `jsonb_build_object(${responseFields(o).map(([field, sql]) => `'${field}', ${sql}`).join(', ')})`
 
 /** The columns of alias `o` named as OrderRow, for SQL written by hand (reads as orderRowColumns does). */
-export const orderRowSql = (o: string) => Object.entries(orderRowColumns).map(([field, column]) => `${o}.${column.name} as "${field}"`).join(', ')
+export const orderRowSql = (o: string) =>
+  Object.entries(orderRowColumns).map(([field, column]) => `${o}.${column.name} as "${field}"`).join(', ')
 
 /** An order as stored: its representation, with the delivered values perhaps still sealed. */
 export type StoredOrder = Omit<Order, 'deliveredValues'> & { deliveredValues: StoredValues }

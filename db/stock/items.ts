@@ -8,7 +8,9 @@ import { ApiError, notFound, validationError } from '../../domain/errors.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
 import { NO_OPTION, signalsOf } from '../../domain/stock-rules.js'
 import { fillWaitingOrders } from '../orders/auto-delivery.js'
-import { deactivateIfEmpty, lockStockProduct, reactivateAfterRestock, recordSignals, type StockProduct } from './take.js'
+import {
+  deactivateIfEmpty, lockStockProduct, reactivateAfterRestock, recordSignals, type StockProduct
+} from './take.js'
 import { isoTime, NOW_MS, run } from '../core/sql.js'
 
 export type StockItemStatus = 'available' | 'delivered' | 'removed' | 'defective'
@@ -26,7 +28,8 @@ export interface StockItem {
 
 const itemColumns = `id, nullif(option_key, '${NO_OPTION}') as "optionId", status, order_id as "orderId",
   case when preview = '' then '…' else preview || '…' end as preview,
-  ${isoTime('created_at')} as "createdAt", ${isoTime('delivered_at')} as "deliveredAt", ${isoTime('removed_at')} as "removedAt"`
+  ${isoTime('created_at')} as "createdAt", ${isoTime('delivered_at')} as "deliveredAt",
+  ${isoTime('removed_at')} as "removedAt"`
 
 async function lockOwnProduct (tx: Tx, shopId: string, productId: string): Promise<StockProduct> {
   const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
@@ -34,22 +37,38 @@ async function lockOwnProduct (tx: Tx, shopId: string, productId: string): Promi
   return product
 }
 
-/** The option key of items added with `optionId`: required with variants (an option of that field), refused without. */
+/**
+ * The option key of items added with `optionId`: required with variants (an option
+ * of that field), refused without.
+ */
 async function optionKeyFor (tx: Tx, product: StockProduct, optionId: string | undefined): Promise<string> {
   if (product.optionFieldId === null) {
-    if (optionId !== undefined) throw validationError('optionId is refused: the stock has no optionFieldId.', [{ path: 'body.optionId', message: 'must be absent while optionFieldId is null' }])
+    if (optionId !== undefined) {
+      throw validationError('optionId is refused: the stock has no optionFieldId.', [
+        { path: 'body.optionId', message: 'must be absent while optionFieldId is null' }
+      ])
+    }
     return NO_OPTION
   }
   const [option] = optionId !== undefined && isUuid(optionId)
-    ? await run(tx, 'select 1 from product_field_options where id = $1 and field_id = $2', [optionId, product.optionFieldId])
+    ? await run(tx, 'select 1 from product_field_options where id = $1 and field_id = $2',
+      [optionId, product.optionFieldId])
     : []
-  if (!option) throw validationError('optionId must be an option of the stock\'s optionFieldId.', [{ path: 'body.optionId', message: 'must be an option of the field optionFieldId names' }])
+  if (!option) {
+    throw validationError('optionId must be an option of the stock\'s optionFieldId.', [
+      { path: 'body.optionId', message: 'must be an option of the field optionFieldId names' }
+    ])
+  }
   return optionId!
 }
 
-/** The product's highest item position (0 without items), read on its own: one index probe, whatever the planner thinks of the table. */
+/**
+ * The product's highest item position (0 without items), read on its own: one index
+ * probe, whatever the planner thinks of the table.
+ */
 async function lastPosition (tx: Tx, productId: string): Promise<string> {
-  const [row] = await run<{ last: string }>(tx, 'select coalesce(max(position), 0)::text as last from stock_items where product_id = $1', [productId])
+  const [row] = await run<{ last: string }>(tx,
+    'select coalesce(max(position), 0)::text as last from stock_items where product_id = $1', [productId])
   return row.last
 }
 
@@ -60,7 +79,10 @@ export interface AddResult { added: number, duplicates: number, filledOrders: nu
  * an available or delivered item of the product, or repeated in the request, is
  * counted as a duplicate. Then fills the waiting orders.
  */
-export async function addStockItems (db: Db, cipher: StockCipher, shopId: string, productId: string, values: readonly string[], optionId: string | undefined): Promise<AddResult> {
+export async function addStockItems (
+  db: Db, cipher: StockCipher, shopId: string, productId: string, values: readonly string[],
+  optionId: string | undefined
+): Promise<AddResult> {
   // Encryption and hashing (the CPU of an upload) are done before the product's lock is taken.
   const seen = new Set<string>()
   const rows: Array<{ c: string, n: string, k: string, h: string, ph: string | null, p: string }> = []
@@ -84,7 +106,8 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
     // one's, is skipped (one index probe per hash, read under the product's lock).
     const held = new Set((await run<{ hash: string }>(tx, `select encode(s.value_hash, 'base64') as hash
       from (select decode(jsonb_array_elements_text($2::text::jsonb), 'base64') as h) q
-      join stock_items s on s.product_id = $1 and s.value_hash = q.h and s.status in ('available', 'delivered', 'defective')`,
+      join stock_items s on s.product_id = $1 and s.value_hash = q.h
+        and s.status in ('available', 'delivered', 'defective')`,
     [productId, JSON.stringify(rows.flatMap((r) => r.ph === null ? [r.h] : [r.h, r.ph]))])).map((r) => r.hash))
     const fresh = rows.filter((r) => !held.has(r.h) && (r.ph === null || !held.has(r.ph)))
     // Ordered as sent: positions continue the product's own (the product lock makes
@@ -96,7 +119,8 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
           decode(x.e->>'h', 'base64') as h, x.e->>'p' as p
         from jsonb_array_elements($4::text::jsonb) with ordinality x(e, ord)
       ), i as (
-        insert into stock_items (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview, position)
+        insert into stock_items
+          (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview, position)
         overriding system value
         select $1, $2, $3, v.c, v.n, v.k, v.h, v.p, $5::bigint + v.ord from v
         on conflict (product_id, value_hash) where status in ('available', 'delivered', 'defective') do nothing
@@ -106,7 +130,8 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
         on conflict (product_id, option_key) do update set available = stock_counts.available + excluded.available,
           updated_at = ${NOW_MS}
       )
-      select count(*)::int as added from i`, [shopId, productId, optionKey, JSON.stringify(fresh), await lastPosition(tx, productId)])
+      select count(*)::int as added from i`,
+      [shopId, productId, optionKey, JSON.stringify(fresh), await lastPosition(tx, productId)])
     const count = Number(added)
     const filledOrders = count > 0 ? await fillWaitingOrders(tx, cipher, await reactivateAfterRestock(tx, product)) : 0
     return { added: count, duplicates: values.length - count, filledOrders }
@@ -116,11 +141,21 @@ export async function addStockItems (db: Db, cipher: StockCipher, shopId: string
 export interface ItemListOptions { status?: StockItemStatus, optionId?: string, limit: number, after?: string }
 
 /** A page of the product's items, newest first; `nextCursor` continues after the last (null at the end). */
-export async function listStockItems (db: Queryable, shopId: string, productId: string, options: ItemListOptions): Promise<{ items: StockItem[], nextCursor: string | null }> {
-  const [product] = isUuid(productId) ? await run(db, 'select 1 from products where id = $1 and shop_id = $2', [productId, shopId]) : []
+export async function listStockItems (
+  db: Queryable, shopId: string, productId: string, options: ItemListOptions
+): Promise<{ items: StockItem[], nextCursor: string | null }> {
+  const [product] = isUuid(productId)
+    ? await run(db, 'select 1 from products where id = $1 and shop_id = $2', [productId, shopId])
+    : []
   if (!product) throw notFound('Product')
-  const after = options.after === undefined ? null : /^[1-9][0-9]{0,17}$/.test(options.after) ? options.after : undefined
-  if (after === undefined) throw validationError('after must be a nextCursor of an earlier page.', [{ path: 'querystring.after', message: 'is not a cursor' }])
+  const after = options.after === undefined
+    ? null
+    : /^[1-9][0-9]{0,17}$/.test(options.after) ? options.after : undefined
+  if (after === undefined) {
+    throw validationError('after must be a nextCursor of an earlier page.', [
+      { path: 'querystring.after', message: 'is not a cursor' }
+    ])
+  }
   const optionKey = options.optionId === undefined ? null : options.optionId
   // The cursor is the position as text under a name of its own: an output column named
   // `position` would make `order by position` sort the text ('99' after '100').
@@ -139,32 +174,43 @@ export async function listStockItems (db: Queryable, shopId: string, productId: 
  * them with their values, in the order asked. 404 NOT_FOUND for an id that is no
  * item of the product, else 409 STOCK_ITEM_UNAVAILABLE; nothing removed then.
  */
-export async function removeStockItems (db: Db, cipher: StockCipher, shopId: string, productId: string, ids: readonly string[]): Promise<Array<StockItem & { value: string }>> {
+export async function removeStockItems (
+  db: Db, cipher: StockCipher, shopId: string, productId: string, ids: readonly string[]
+): Promise<Array<StockItem & { value: string }>> {
   return db.transaction(async (tx) => {
     const product = await lockOwnProduct(tx, shopId, productId)
     const wellFormed = ids.filter(isUuid)
     const found = await run<{ id: string, status: string }>(tx, `select id, status from stock_items
-      where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid)) for update`, [productId, JSON.stringify(wellFormed)])
+      where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
+      for update`, [productId, JSON.stringify(wellFormed)])
     const statuses = new Map(found.map((f) => [f.id, f.status]))
     const missing = ids.filter((id) => !statuses.has(id.toLowerCase()))
-    if (missing.length > 0) throw new ApiError('NOT_FOUND', `No stock item ${missing.slice(0, 10).join(', ')} in this product.`)
+    if (missing.length > 0) {
+      throw new ApiError('NOT_FOUND', `No stock item ${missing.slice(0, 10).join(', ')} in this product.`)
+    }
     const unavailable = ids.filter((id) => statuses.get(id.toLowerCase()) !== 'available')
-    if (unavailable.length > 0) throw new ApiError('STOCK_ITEM_UNAVAILABLE', `Stock item ${unavailable.slice(0, 10).join(', ')} is not available (already delivered or removed).`)
+    if (unavailable.length > 0) {
+      throw new ApiError('STOCK_ITEM_UNAVAILABLE',
+        `Stock item ${unavailable.slice(0, 10).join(', ')} is not available (already delivered or removed).`)
+    }
     const removed = await run<StockItem & { ciphertext: Buffer, nonce: Buffer, keyId: string }>(tx, `update stock_items
       set status = 'removed', removed_at = ${NOW_MS}
       where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
       returning ${itemColumns}, ciphertext, nonce, key_id as "keyId"`, [productId, JSON.stringify(wellFormed)])
     const values = new Map(removed.map(({ ciphertext, nonce, keyId, ...item }) => [item.id, {
-      ...item, value: cipher.decrypt({ ciphertext: Buffer.from(ciphertext), nonce: Buffer.from(nonce), keyId }, productId)
+      ...item,
+      value: cipher.decrypt({ ciphertext: Buffer.from(ciphertext), nonce: Buffer.from(nonce), keyId }, productId)
     }]))
     const counts = await run<{ optionKey: string, available: number, taken: number }>(tx, `with r as (
         select option_key, count(*)::int as taken from stock_items
-        where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid)) group by option_key
+        where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
+        group by option_key
       )
       update stock_counts c set available = c.available - r.taken, removed = c.removed + r.taken, updated_at = ${NOW_MS}
       from r where c.product_id = $1 and c.option_key = r.option_key
       returning c.option_key as "optionKey", c.available, r.taken`, [productId, JSON.stringify(wellFormed)])
-    await recordSignals(tx, shopId, counts.flatMap((c) => signalsOf(product, c.optionKey, Number(c.available) + Number(c.taken), Number(c.available), false)))
+    await recordSignals(tx, shopId, counts.flatMap((c) =>
+      signalsOf(product, c.optionKey, Number(c.available) + Number(c.taken), Number(c.available), false)))
     await deactivateIfEmpty(tx, product)
     return ids.map((id) => values.get(id.toLowerCase())!)
   })

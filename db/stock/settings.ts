@@ -45,7 +45,8 @@ export async function readStock (db: Queryable, shopId: string, productId: strin
       coalesce(sum(c.removed), 0)::int as removed, coalesce(sum(c.defective), 0)::int as defective,
       p.auto_replace as "autoReplace",
       ${isoTime('greatest(p.stock_updated_at, max(c.updated_at))')} as "updatedAt",
-      coalesce(jsonb_agg(jsonb_build_object('optionKey', c.option_key, 'available', c.available)) filter (where c.option_key is not null), '[]') as counts
+      coalesce(jsonb_agg(jsonb_build_object('optionKey', c.option_key, 'available', c.available))
+        filter (where c.option_key is not null), '[]') as counts
     from products p left join stock_counts c on c.product_id = p.id
     where p.id = $1 and p.shop_id = $2 group by p.id`, [productId, shopId])
   if (!row) return undefined
@@ -53,7 +54,8 @@ export async function readStock (db: Queryable, shopId: string, productId: strin
   let options: Stock['options'] = []
   if (stock.optionFieldId !== null) {
     const available = new Map(counts.map((c) => [c.optionKey, c.available]))
-    const rows = await run<{ id: string, label: string }>(db, 'select id, label from product_field_options where field_id = $1 order by position', [stock.optionFieldId])
+    const rows = await run<{ id: string, label: string }>(db,
+      'select id, label from product_field_options where field_id = $1 order by position', [stock.optionFieldId])
     options = rows.map((o) => ({ optionId: o.id, label: o.label, available: available.get(o.id) ?? 0 }))
   }
   return { ...stock, options }
@@ -62,11 +64,14 @@ export async function readStock (db: Queryable, shopId: string, productId: strin
 /** Checks that `fieldId` is a required, single-choice select field of the product (400 otherwise). */
 async function checkOptionField (tx: Tx, productId: string, fieldId: string): Promise<void> {
   const [field] = isUuid(fieldId)
-    ? await run<{ type: string, required: boolean, multiple: boolean }>(tx, 'select type, required, multiple from product_fields where id = $1 and product_id = $2', [fieldId, productId])
+    ? await run<{ type: string, required: boolean, multiple: boolean }>(tx,
+      'select type, required, multiple from product_fields where id = $1 and product_id = $2', [fieldId, productId])
     : []
   if (!field || field.type !== 'select' || !field.required || field.multiple) {
-    throw validationError('optionFieldId must be the id of one of the product\'s select fields that is required and not multiple.',
-      [{ path: 'body.optionFieldId', message: 'must be a required, single-choice select field of this product' }])
+    throw validationError(
+      'optionFieldId must be the id of one of the product\'s select fields that is required and not multiple.',
+      [{ path: 'body.optionFieldId', message: 'must be a required, single-choice select field of this product' }]
+    )
   }
 }
 
@@ -75,7 +80,9 @@ async function checkOptionField (tx: Tx, productId: string, fieldId: string): Pr
  * available (409 STOCK_NOT_EMPTY). Switching to `stock` fills the waiting orders
  * (with a cipher: without a key nothing is revealed, so they keep waiting).
  */
-export async function updateStock (db: Db, shopId: string, productId: string, patch: StockPatch, cipher: StockCipher | null): Promise<Stock> {
+export async function updateStock (
+  db: Db, shopId: string, productId: string, patch: StockPatch, cipher: StockCipher | null
+): Promise<Stock> {
   await db.transaction(async (tx) => {
     const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
     if (!product) throw notFound('Product')
@@ -93,9 +100,13 @@ export async function updateStock (db: Db, shopId: string, productId: string, pa
       deactivateWhenEmpty: patch.deactivateWhenEmpty ?? product.deactivateWhenEmpty
     }
     await run(tx, `update products set auto_delivery = $2, stock_option_field_id = $3, low_stock_threshold = $4,
-      deactivate_when_empty = $5, auto_replace = coalesce($6, auto_replace), stock_updated_at = ${NOW_MS} where id = $1`,
-    [productId, next.autoDelivery, next.optionFieldId, next.lowStockThreshold, next.deactivateWhenEmpty, patch.autoReplace ?? null])
-    if (cipher && product.autoDelivery !== 'stock' && next.autoDelivery === 'stock') await fillWaitingOrders(tx, cipher, next)
+      deactivate_when_empty = $5, auto_replace = coalesce($6, auto_replace), stock_updated_at = ${NOW_MS}
+      where id = $1`,
+    [productId, next.autoDelivery, next.optionFieldId, next.lowStockThreshold, next.deactivateWhenEmpty,
+      patch.autoReplace ?? null])
+    if (cipher && product.autoDelivery !== 'stock' && next.autoDelivery === 'stock') {
+      await fillWaitingOrders(tx, cipher, next)
+    }
   })
   return (await readStock(db, shopId, productId))!
 }
@@ -105,15 +116,26 @@ export async function updateStock (db: Db, shopId: string, productId: string, pa
  * the variant field stays a required, single-choice select, and keeps every
  * option that still holds available items. Problems as error details.
  */
-export async function stockFieldProblems (tx: Tx, productId: string, fields: ReadonlyArray<{ id?: string, type: string, required: boolean, multiple: boolean, options: ReadonlyArray<{ id?: string }> }>) {
-  const [product] = await run<{ fieldId: string | null }>(tx, 'select stock_option_field_id as "fieldId" from products where id = $1', [productId])
+export async function stockFieldProblems (
+  tx: Tx, productId: string,
+  fields: ReadonlyArray<{
+    id?: string, type: string, required: boolean, multiple: boolean, options: ReadonlyArray<{ id?: string }>
+  }>
+) {
+  const [product] = await run<{ fieldId: string | null }>(tx,
+    'select stock_option_field_id as "fieldId" from products where id = $1', [productId])
   if (!product?.fieldId) return []
   const index = fields.findIndex((f) => f.id === product.fieldId)
   const field = fields[index]
   if (!field || field.type !== 'select' || !field.required || field.multiple) {
-    return [{ path: index === -1 ? 'body.fields' : `body.fields.${index}`, message: `must keep field ${product.fieldId} (the stock's optionFieldId) as a required, single-choice select field` }]
+    return [{
+      path: index === -1 ? 'body.fields' : `body.fields.${index}`,
+      message:
+        `must keep field ${product.fieldId} (the stock's optionFieldId) as a required, single-choice select field`
+    }]
   }
-  const held = await run<{ optionKey: string }>(tx, 'select option_key as "optionKey" from stock_counts where product_id = $1 and available > 0', [productId])
+  const held = await run<{ optionKey: string }>(tx,
+    'select option_key as "optionKey" from stock_counts where product_id = $1 and available > 0', [productId])
   const kept = new Set(field.options.map((o) => o.id))
   return held.filter((h) => !kept.has(h.optionKey)).map((h) => ({
     path: `body.fields.${index}.options`,

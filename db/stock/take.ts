@@ -46,7 +46,9 @@ const productColumns = `id, shop_id as "shopId", auto_delivery as "autoDelivery"
   deactivate_when_empty as "deactivateWhenEmpty", deactivated_by_stock as "deactivatedByStock", active, archived`
 
 /** Locks the product (FOR NO KEY UPDATE: purchases' order inserts still pass) and reads its stock settings. */
-export async function lockStockProduct (tx: Tx, productId: string, shopId: string | null = null): Promise<StockProduct | undefined> {
+export async function lockStockProduct (
+  tx: Tx, productId: string, shopId: string | null = null
+): Promise<StockProduct | undefined> {
   const [row] = await runPrepared<StockProduct>(tx, `select ${productColumns}
     from products where id = $1 and ($2::uuid is null or shop_id = $2::uuid) for no key update`, [productId, shopId])
   return row
@@ -68,7 +70,8 @@ interface TakenItem { position: string, ciphertext: Buffer | Uint8Array, nonce: 
 const LITERAL_LIMITS = 4
 
 /** The LIMIT of a take of `quantity` items: a literal for small quantities, else the parameter $3. */
-const limitOf = (quantity: number) => Number.isInteger(quantity) && quantity >= 1 && quantity <= LITERAL_LIMITS ? String(quantity) : '$3'
+const limitOf = (quantity: number) =>
+  Number.isInteger(quantity) && quantity >= 1 && quantity <= LITERAL_LIMITS ? String(quantity) : '$3'
 
 /**
  * The CTEs `c` (the count lowered by $3 when it holds that many) and `u` (then
@@ -89,7 +92,8 @@ const takeCtes = (product: string, limit: string, numbered = false) => `c as (
     order by option_key, position limit ${limit} for update skip locked
   ), ${numbered ? 'tn as (select id, row_number() over (order by position) as n from t), ' : ''}u as (
     update stock_items i
-    set status = 'delivered', order_id = $4, delivered_at = ${nowMs}${numbered ? ', delivered_index = ($5::int[])[tn.n]' : ''}
+    set status = 'delivered', order_id = $4,
+      delivered_at = ${nowMs}${numbered ? ', delivered_index = ($5::int[])[tn.n]' : ''}
     from ${numbered ? 'tn' : 't'} where i.id = ${numbered ? 'tn' : 't'}.id
     returning i.position, i.ciphertext, i.nonce, i.key_id
   )`
@@ -129,7 +133,10 @@ const takeNumberedItemsSql = textPerLimit((limit) => `with ${takeCtes('$1', limi
  */
 const lockAndTakeSql = textPerLimit((limit) => `with p as (
     select ${productColumns} from products where id = $1 for no key update
-  ), ${takeCtes("(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)", limit)}
+  ), ${takeCtes(
+    "(select id from p where \"autoDelivery\" = 'stock' and \"optionFieldId\" is not distinct from $5::uuid)",
+    limit
+  )}
   select p.*, ${takenColumns} from p left join c on true left join u on true`)
 
 type TakenRow = TakenItem & { available: number | null }
@@ -166,7 +173,8 @@ export async function takeStock (
     const params = [product.id, demand.optionKey, demand.quantity, demand.orderId]
     const rows = demand.positions === undefined
       ? await runPrepared<TakenRow>(tx, takeItemsSql(demand.quantity), params)
-      : await runPrepared<TakenRow>(tx, takeNumberedItemsSql(demand.quantity), [...params, `{${demand.positions.join(',')}}`])
+      : await runPrepared<TakenRow>(tx, takeNumberedItemsSql(demand.quantity),
+        [...params, `{${demand.positions.join(',')}}`])
     const take = takeOf(cipher, product, demand, rows)
     if (take) takes.push(take)
   }
@@ -191,7 +199,15 @@ async function lockAndTake (
   const { id, shopId, autoDelivery, optionFieldId: field, lowStockThreshold } = rows[0]
   const { deactivateWhenEmpty, deactivatedByStock, active, archived } = rows[0]
   const product = {
-    id, shopId, autoDelivery, optionFieldId: field, lowStockThreshold, deactivateWhenEmpty, deactivatedByStock, active, archived
+    id,
+    shopId,
+    autoDelivery,
+    optionFieldId: field,
+    lowStockThreshold,
+    deactivateWhenEmpty,
+    deactivatedByStock,
+    active,
+    archived
   }
   if (autoDelivery !== 'stock' || field !== optionFieldId) return { product, tried: false, take: undefined }
   return { product, tried: true, take: takeOf(cipher, product, demand, rows) }
@@ -237,7 +253,8 @@ export async function takeForPurchase (
 
 /** Whether the product's whole available count is 0 (under its lock, so exact). */
 export async function stockIsEmpty (tx: Tx, productId: string): Promise<boolean> {
-  const [row] = await run<{ available: number }>(tx, 'select coalesce(sum(available), 0)::int as available from stock_counts where product_id = $1', [productId])
+  const [row] = await run<{ available: number }>(tx,
+    'select coalesce(sum(available), 0)::int as available from stock_counts where product_id = $1', [productId])
   return Number(row.available) === 0
 }
 
@@ -251,7 +268,8 @@ export async function deactivateIfEmpty (tx: Tx, product: StockProduct): Promise
 /** Reactivates a product emptied by stock once items come back (not an archived one); returns it as it now is. */
 export async function reactivateAfterRestock (tx: Tx, product: StockProduct): Promise<StockProduct> {
   if (!product.deactivatedByStock || product.archived) return product
-  await run(tx, `update products set active = true, deactivated_by_stock = false, updated_at = ${nowMs} where id = $1`, [product.id])
+  await run(tx, `update products set active = true, deactivated_by_stock = false, updated_at = ${nowMs} where id = $1`,
+    [product.id])
   return { ...product, active: true, deactivatedByStock: false }
 }
 
@@ -262,7 +280,8 @@ export async function reactivateAfterRestock (tx: Tx, product: StockProduct): Pr
 export async function recordSignals (tx: Tx, shopId: string, signals: readonly StockSignal[]): Promise<void> {
   if (signals.length === 0) return
   await runPrepared(tx, `with evs as (
-      select x.n as ord, x.e->>'type' as type, x.e->'data' as data from jsonb_array_elements($2::text::jsonb) with ordinality x(e, n)
+      select x.n as ord, x.e->>'type' as type, x.e->'data' as data
+      from jsonb_array_elements($2::text::jsonb) with ordinality x(e, n)
     ), ${appendEventRowsCtes('evs', '$1')}
     select 1`, [shopId, JSON.stringify(signals)])
   notifyAfterCommit(tx, EVENTS_CHANNEL, shopId)
