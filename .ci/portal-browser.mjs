@@ -398,8 +398,16 @@ try {
   await page.getByRole('link', { name: `Reject the claim on order ${claimed[1].orderId.slice(0, 8)}` }).click()
   await heading('Reject the claim?')
   await inspect('en-claim-reject')
-  // A reject without a note (refused with the API's words) is tested through HTTP (test/portal/claims.test.ts):
-  // its 400 swapped in by htmx draws a CSP inline-style report here, as the Sales form's did (docs/portal.md).
+  // Confirmed without the note the buyer is owed: the 400 comes back in place (htmx), the API's words at the
+  // top and at the field, focus on the summary; htmx settles no style attribute (layout.eta), so no CSP report.
+  await page.getByRole('button', { name: 'Confirm' }).click()
+  await page.locator('.error-summary').waitFor()
+  check(
+    await page.locator('.error-summary').evaluate((summary) => summary === document.activeElement) &&
+      (await page.locator('#note').getAttribute('aria-invalid')) === 'true',
+    'Claims: a reject without a note is refused on the page, the summary focused and the field marked'
+  )
+  await inspect('en-claim-reject-refused')
   await page.getByRole('link', { name: 'Cancel' }).click()
   await heading('Claims')
   check(
