@@ -155,10 +155,10 @@ async function main () {
   }, 100)
 
   // Purchases delivered from stock (items uploaded through the API), on the service and on the bare baseline.
-  const stockShop = async (name: string) => {
+  const stockShop = async (name: string, items = OPS + 10) => {
     const shop = await newShop(name)
     await inject('PATCH', `/v1/products/${shop.productId}/stock`, shop.key, { autoDelivery: 'stock' })
-    const values = Array.from({ length: OPS + 10 }, (_, i) => `CODE-${i}-${randomBytes(6).toString('hex')}`)
+    const values = Array.from({ length: items }, (_, i) => `CODE-${i}-${randomBytes(6).toString('hex')}`)
     await inject('POST', `/v1/products/${shop.productId}/stock/items`, shop.key, { values })
     return shop
   }
@@ -170,6 +170,19 @@ async function main () {
   const bare = await stockShop('Bare')
   await measure('purchase delivered from stock, bare baseline (scripts/bench/baseline.ts)', () =>
     call(baseline, 'POST', '/internal/v1/orders', TOKEN, { productId: bare.productId, quantity: 1, fieldValues: [] }))
+
+  // Claims on purchases delivered from stock: the buyer's (operator API), then the seller's replacement from stock.
+  const claimShop = await stockShop('Claims', 2 * OPS + 10)
+  const claimed: string[] = []
+  for (let i = 0; i < OPS; i++) claimed.push((await claimShop.buy()).order.id as string)
+  const claims: string[] = []
+  await measure('claim opened (POST /internal/v1/orders/{id}/claims)', async (i) => {
+    const { claim } = await inject('POST', `/internal/v1/orders/${claimed[i]}/claims`, TOKEN,
+      { reason: 'not_working', text: 'The key does not activate.' })
+    claims.push(claim.id)
+  })
+  await measure('claim replaced from stock (POST /v1/claims/{id}/replace)', (i) =>
+    inject('POST', `/v1/claims/${claims[i]}/replace`, claimShop.key))
 
   // Connections under a burst of 50 concurrent requests.
   await Promise.all(Array.from({ length: 50 }, () => inject('GET', '/v1/orders?limit=20', plain.key)))
