@@ -2,13 +2,38 @@
 // opened for the first time before it expires, starts a session: the cookie is
 // set and the browser goes on to /portal/. Anything else (used, expired, unknown,
 // malformed, missing) answers 401 with a page saying so, and sets no cookie.
+// Limited per client IP as the other public route is (PUBLIC_RATE_LIMIT_MAX per
+// RATE_LIMIT_WINDOW_MS, windows of its own): a token cannot be guessed, but each
+// opening is a database lookup, and nobody may turn the link into database load.
+import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { enterWithLink } from '../../db/portal/links.js'
+import { ApiError } from '../../domain/errors.js'
 import { isWellFormedLinkToken, SESSION_ABSOLUTE_MS } from '../../domain/portal-token.js'
+import { redisRateLimitStore } from '../../lib/rate-limit-store.js'
+import { draftRateLimitHeaders } from '../../plugins/rate-limit.js'
 import { recordPortalAction } from './activity.js'
 
 export default async function entering (fastify: FastifyInstance, options: { cookieName: string }) {
-  const secure = fastify.config.PUBLIC_BASE_URL.startsWith('https://')
+  const { config, redis, redisHealth } = fastify
+  const secure = config.PUBLIC_BASE_URL.startsWith('https://')
+
+  await fastify.register(rateLimit, {
+    global: false,
+    max: config.PUBLIC_RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    enableDraftSpec: true,
+    keyGenerator: (request) => `portal-enter-ip:${request.ip}`,
+    ...(redis && redisHealth
+      ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) }
+      : {}),
+    skipOnError: true,
+    // A page (the portal's error handler renders it), in the link's language unknown yet: the API's words.
+    errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMIT', 'Rate limit exceeded; retry in ' +
+      `${context.after}.`)
+  })
+  fastify.addHook('onRequest', fastify.rateLimit())
+  fastify.addHook('onSend', draftRateLimitHeaders(Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)))
 
   fastify.get('/enter', async function enterPortal (request, reply) {
     const token = (request.query as Record<string, unknown>).token

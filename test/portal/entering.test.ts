@@ -1,6 +1,7 @@
 // Entering the seller portal (docs/portal.md): the operator's link and its
 // bounds, single use, expiry; bad tokens (unknown, malformed, used, expired) get
-// 401 and no cookie; the session cookie's flags; the pages' security headers.
+// 401 and no cookie; openings limited per client IP; the session cookie's flags;
+// the pages' security headers.
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { build, createShop, internalHeaders } from '../helper.js'
@@ -84,6 +85,30 @@ t.test('a link opens once: 303 to /portal/ with the cookie; then, and for bad to
     t.match(res.body, /Ссылка больше не действует/)
     t.match(res.body, /This link is no longer valid/)
   }
+})
+
+t.test('openings are limited per client IP, across instances; 429 is a page with Retry-After', async (t) => {
+  const [a, b] = [await build(t, { PUBLIC_RATE_LIMIT_MAX: 3 }), await build(t, { PUBLIC_RATE_LIMIT_MAX: 3 })]
+  const { shopId } = await createShop(a)
+  const open = (app: typeof a, url: string, remoteAddress = '203.0.113.7') =>
+    app.inject({ method: 'GET', url, remoteAddress })
+  const guesses = [
+    await open(a, '/portal/enter?token=portal_link_guess1'),
+    await open(b, '/portal/enter?token=portal_link_guess2'),
+    await open(a, '/portal/enter')
+  ]
+  t.same(guesses.map((res) => res.statusCode), [401, 401, 401], 'three bad openings, on two instances')
+  t.equal(guesses[2].headers['ratelimit-remaining'], '0', 'the window is shared through Redis')
+  const link = await portalLink(a, shopId)
+  const refused = await open(b, link)
+  t.equal(refused.statusCode, 429, 'the fourth, even with a good link, is refused')
+  t.match(refused.headers['content-type'], /^text\/html/, 'as a page')
+  t.match(refused.body, /Rate limit exceeded; retry in/)
+  t.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After')
+  t.notOk(refused.headers['set-cookie'], 'no session')
+  const elsewhere = await open(a, link, '198.51.100.9')
+  t.equal(elsewhere.statusCode, 303, 'another address is not limited: the same link opens')
+  t.match(String(elsewhere.headers['set-cookie']), /^portal_session=portal_sess_/, 'and starts a session')
 })
 
 t.test('an expired link starts no session', async (t) => {
