@@ -28,9 +28,13 @@ export default async function entering (fastify: FastifyInstance, options: { coo
       ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) }
       : {}),
     skipOnError: true,
-    // A page (the portal's error handler renders it), in the link's language unknown yet: the API's words.
     errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMIT', 'Rate limit exceeded; retry in ' +
       `${context.after}.`)
+  })
+  // The refusal as a page in both languages, as a bad link's: the link's own language is not known before it is read.
+  fastify.setErrorHandler(async function enterRefused (err: Error, _request, reply) {
+    if (!(err instanceof ApiError && err.code === 'RATE_LIMIT')) throw err
+    return reply.barePage('too-many-openings', 'link.tooManyTitle', 429)
   })
   fastify.addHook('onRequest', fastify.rateLimit())
   fastify.addHook('onSend', draftRateLimitHeaders(Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)))

@@ -52,6 +52,9 @@ export const en = {
   'link.invalidTitle': 'This link is no longer valid',
   'link.invalidText': 'A link opens the seller portal once, and only for a limited time. Open the seller settings ' +
     'from the marketplace again to get a new one.',
+  'link.tooManyTitle': 'Too many links opened',
+  'link.tooManyText': 'Too many portal links were opened from your network in a short time. Wait a minute and ' +
+    'open your link again: it was not used, and stays valid until it expires.',
 
   'keys.title': 'API keys',
   'keys.intro': 'Your programs and bots call the API with a key. Give each program its own key, so that you can ' +
