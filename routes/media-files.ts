@@ -4,15 +4,13 @@
 // (lib/media-file-cache.ts) and limited per client IP (PUBLIC_RATE_LIMIT_MAX
 // per RATE_LIMIT_WINDOW_MS, with the RateLimit-* headers), so nobody can turn
 // public URLs into database load (docs/security.md, Public files).
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { findMediaFile } from '../db/catalog/media.js'
 import { isUuid } from '../domain/ids.js'
 import { ApiError } from '../domain/errors.js'
 import { MediaFileCache } from '../lib/media-file-cache.js'
-import { redisRateLimitStore } from '../lib/rate-limit-store.js'
-import { draftRateLimitHeaders } from '../plugins/rate-limit.js'
+import { limitPerClientIp } from '../plugins/client-ip-rate-limit.js'
 import { ErrorBody } from '../schemas/common.js'
 import { MediaFileParams } from '../schemas/media.js'
 
@@ -30,29 +28,10 @@ export function etagMatches (ifNoneMatch: string | undefined, etag: string): boo
 const fileNotFound = () => new ApiError('NOT_FOUND', 'No such file.')
 
 const mediaFilesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { config, redis, redisHealth } = fastify
+  const { config } = fastify
   const cache = new MediaFileCache(config.MEDIA_CACHE_MB * 1024 * 1024)
-  const windowSeconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
 
-  await fastify.register(rateLimit, {
-    global: false,
-    max: config.PUBLIC_RATE_LIMIT_MAX,
-    timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    enableDraftSpec: true,
-    // Its own windows: not shared with the per-key or failed-authentication ones of /v1.
-    keyGenerator: (request) => `public-ip:${request.ip}`,
-    ...(redis && redisHealth
-      ? {
-          store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX,
-            fastify.apiKeyCache)
-        }
-      : {}),
-    skipOnError: true,
-    errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMIT', 'Rate limit exceeded; retry in ' +
-      `${context.after}.`)
-  })
-  fastify.addHook('onRequest', fastify.rateLimit())
-  fastify.addHook('onSend', draftRateLimitHeaders(windowSeconds))
+  await limitPerClientIp(fastify, 'public-ip')
 
   fastify.get('/:file', {
     schema: {

@@ -5,39 +5,22 @@
 // Limited per client IP as the other public route is (PUBLIC_RATE_LIMIT_MAX per
 // RATE_LIMIT_WINDOW_MS, windows of its own): a token cannot be guessed, but each
 // opening is a database lookup, and nobody may turn the link into database load.
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { enterWithLink } from '../../db/portal/links.js'
 import { ApiError } from '../../domain/errors.js'
 import { isWellFormedLinkToken, SESSION_ABSOLUTE_MS } from '../../domain/portal-token.js'
-import { redisRateLimitStore } from '../../lib/rate-limit-store.js'
-import { draftRateLimitHeaders } from '../../plugins/rate-limit.js'
+import { limitPerClientIp } from '../../plugins/client-ip-rate-limit.js'
 import { recordPortalAction } from './activity.js'
 
 export default async function entering (fastify: FastifyInstance, options: { cookieName: string }) {
-  const { config, redis, redisHealth } = fastify
-  const secure = config.PUBLIC_BASE_URL.startsWith('https://')
+  const secure = fastify.config.PUBLIC_BASE_URL.startsWith('https://')
 
-  await fastify.register(rateLimit, {
-    global: false,
-    max: config.PUBLIC_RATE_LIMIT_MAX,
-    timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    enableDraftSpec: true,
-    keyGenerator: (request) => `portal-enter-ip:${request.ip}`,
-    ...(redis && redisHealth
-      ? { store: redisRateLimitStore(redis, redisHealth, config.REDIS_PREFIX, fastify.apiKeyCache) }
-      : {}),
-    skipOnError: true,
-    errorResponseBuilder: (_request, context) => new ApiError('RATE_LIMIT', 'Rate limit exceeded; retry in ' +
-      `${context.after}.`)
-  })
+  await limitPerClientIp(fastify, 'portal-enter-ip')
   // The refusal as a page in both languages, as a bad link's: the link's own language is not known before it is read.
   fastify.setErrorHandler(async function enterRefused (err: Error, _request, reply) {
     if (!(err instanceof ApiError && err.code === 'RATE_LIMIT')) throw err
     return reply.barePage('too-many-openings', 'link.tooManyTitle', 429)
   })
-  fastify.addHook('onRequest', fastify.rateLimit())
-  fastify.addHook('onSend', draftRateLimitHeaders(Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)))
 
   fastify.get('/enter', async function enterPortal (request, reply) {
     const token = (request.query as Record<string, unknown>).token
