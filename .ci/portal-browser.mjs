@@ -5,7 +5,8 @@
 // gone), revokes it after the confirmation and sees /v1 refuse it; adds a webhook
 // endpoint and sends a test that a local receiver gets; uploads codes from a .txt
 // file and sees the counts; resolves a buyer's claim by replacing its code from
-// that stock; switches the language. Every page, in Russian and in
+// that stock, and a reject without a note refused; switches the language; opens
+// links until its address is refused (429). Every page, in Russian and in
 // English, is checked with axe-core (no WCAG 2 A / AA violation) and screenshotted
 // into a temporary directory (its path is printed); no console error, no CSP
 // violation; the portal's JavaScript stays under 100 KB gzipped.
@@ -98,6 +99,8 @@ try {
   hooks = await receiver()
   process.env.WEBHOOK_ALLOW_HTTP = 'true'
   process.env.WEBHOOK_ALLOW_PRIVATE = 'true'
+  // Few link openings per client IP, so that the refusal's page is reached below.
+  process.env.PUBLIC_RATE_LIMIT_MAX = '3'
   instance = await startInstance()
   const base = instance.baseUrl
   const link = instance.output().match(/seller portal: (\S+\/portal\/enter\?token=portal_link_[A-Za-z0-9_-]{43})/)?.[1]
@@ -115,8 +118,9 @@ try {
   page = context.pages()[0] ?? (await context.newPage())
   page.setDefaultTimeout(20_000)
   const problems = []
-  // The pages that answer 400 (a refused form) and 401 (a used link, an ended session) are expected to.
-  const expected = /^Failed to load resource: the server responded with a status of 40[01] /
+  // The pages that answer 400 (a refused form), 401 (a used link, an ended session) and 429 (too many
+  // openings) are expected to.
+  const expected = /^Failed to load resource: the server responded with a status of (400|401|429) /
   page.on('console', (message) => {
     if (message.type() === 'error' && !expected.test(message.text())) {
       problems.push(`console: ${message.text()} (on ${page.url()}, after the screenshot ${seen.at(-1)})`)
@@ -438,6 +442,11 @@ try {
     await heading(title)
     await inspect(name)
   }
+  await page.getByRole('link', { name: `Отклонить претензию к заказу ${claimed[1].orderId.slice(0, 8)}` }).click()
+  await heading('Отклонить претензию?')
+  await page.getByRole('button', { name: 'Подтвердить' }).click()
+  await page.locator('.error-summary').waitFor()
+  await inspect('ru-claim-reject-refused')
   await nav('Продажи').click()
   await page.waitForURL(/[?&]tz=/)
   await heading('Продажи')
@@ -457,6 +466,18 @@ try {
   await page.goto(link)
   await heading('Ссылка больше не действует')
   await inspect('link-invalid')
+  // More openings from this address than PUBLIC_RATE_LIMIT_MAX (3) in a window: a page in both languages.
+  let limited = null
+  for (let attempt = 0; attempt < 7 && limited === null; attempt++) {
+    const res = await page.goto(`${base}/portal/enter?token=portal_link_${'x'.repeat(43)}`)
+    if (res.status() === 429) limited = res
+  }
+  check(
+    limited !== null && Number(limited.headers()['retry-after']) > 0,
+    'too many link openings from one address: 429 with Retry-After'
+  )
+  await heading('Слишком много открытых ссылок')
+  await inspect('too-many-openings')
   await context.clearCookies()
   await page.goto(`${base}/portal/api-keys`)
   await heading('Сеанс завершён')
