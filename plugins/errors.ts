@@ -9,6 +9,13 @@ import { ApiError, tooLarge, validationError, type ErrorDetail } from '../domain
 import { StockKeyError } from '../domain/stock-cipher.js'
 import { byCode, stringCode } from '../lib/error-shape.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What a path id that is not even well-formed answers: the resource's "not found" (default ORDER_NOT_FOUND). */
+    notFound?: () => ApiError
+  }
+}
+
 /** Fastify's own error codes that are the client's fault, as the errors we answer them with. */
 const clientErrors: Record<string, ApiError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: validationError('The request body is not valid JSON.'),
@@ -90,7 +97,9 @@ async function errorsPlugin (fastify: FastifyInstance) {
     }
     if (err.validation) {
       // A path id that is not even a well-formed id names nothing that exists.
-      if (err.validationContext === 'params') return send(reply, new ApiError('ORDER_NOT_FOUND', 'Not found.'))
+      if (err.validationContext === 'params') {
+        return send(reply, request.routeOptions.config.notFound?.() ?? new ApiError('ORDER_NOT_FOUND', 'Not found.'))
+      }
       return send(reply, invalidRequest(err.validation, err.validationContext))
     }
     if (err.statusCode === 429) return send(reply, new ApiError('RATE_LIMIT', err.message))

@@ -60,10 +60,7 @@ export async function resolveClaim (
     const claim = await lockClaim(tx, claimId, null)
     if (claim.status !== 'escalated') throw claimInvalidStatus('resolve', claim.status)
     if (outcome === 'reject') {
-      return {
-        claim: claimView(await rejectLocked(tx, claim, 'operator',
-          note ?? 'Rejected by the marketplace.'))
-      }
+      return { claim: claimView(await rejectLocked(tx, claim, 'operator', note)) }
     }
     const result = await refundLocked(tx, claim, 'operator', note)
     return { claim: claimView(result.claim), order: result.order }

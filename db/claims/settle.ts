@@ -142,7 +142,9 @@ export async function refundLocked (
 }
 
 /** The shop rejects an open claim, with its note. */
-export async function rejectLocked (tx: Tx, claim: LockedClaim, by: ResolvedBy, note: string): Promise<ClaimRow> {
+export async function rejectLocked (
+  tx: Tx, claim: LockedClaim, by: ResolvedBy, note: string | null
+): Promise<ClaimRow> {
   const { settled, written } = settleClaim(tx, claim, { kind: 'rejected', by, note, amount: null, now: claim.now })
   await pipelined([
     written,

@@ -155,6 +155,19 @@ t.test('escalation after the window is refused; the operator\'s rejection is fin
   t.equal(late.json().error.code, 'CLAIM_INVALID_STATUS')
 })
 
+t.test('the operator\'s reject without a note: the resolution\'s note is null, as given', async (t) => {
+  const { app, shop, product } = await setup(t)
+  const order = await deliveredOrder(app, shop, product)
+  const claim = await openedClaim(app, order.id)
+  await claimAction(app, shop, claim.id, 'reject', { note: 'works' })
+  t.equal((await operatorAction(app, claim.id, 'escalate')).statusCode, 200)
+  const resolved = await operatorAction(app, claim.id, 'resolve', { outcome: 'reject' })
+  t.equal(resolved.statusCode, 200, resolved.body)
+  t.same(resolved.json().data.claim.resolution, { kind: 'rejected', by: 'operator', note: null, amount: null })
+  const read = await app.inject({ method: 'GET', url: `/v1/claims/${claim.id}`, headers: shop.headers })
+  t.equal(read.json().data.claim.resolution.note, null, 'read back: still null')
+})
+
 t.test('list: newest first, paged, filtered; another shop sees nothing; claims of orders without automation stay invisible', async (t) => {
   const { app, shop, product } = await setup(t)
   const ids: string[] = []

@@ -3,6 +3,7 @@
 // escalated claim. Idempotency keys are scoped to the operator token.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { claimNotFound } from '../../../db/claims/lock.js'
 import { openClaim } from '../../../db/claims/open.js'
 import { escalateClaim, resolveClaim } from '../../../db/claims/operator.js'
 import { claimText, MAX_CLAIM_NOTE } from '../../../domain/claims.js'
@@ -47,7 +48,7 @@ const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/claims/:id/escalate', {
-    config: { idempotent: true },
+    config: { idempotent: true, notFound: claimNotFound },
     schema: {
       operationId: 'escalateClaim',
       tags: ['internal'],
@@ -66,7 +67,7 @@ const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/claims/:id/resolve', {
-    config: { idempotent: true },
+    config: { idempotent: true, notFound: claimNotFound },
     schema: {
       operationId: 'resolveClaim',
       tags: ['internal'],

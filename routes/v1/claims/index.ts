@@ -9,6 +9,7 @@ import {
   ClaimData, ClaimListQuery, ClaimOrderData, ClaimPage, RefundClaimBody, RejectClaimBody, ReplaceClaimBody
 } from '../../../schemas/claims.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
+import { claimNotFound } from '../../../db/claims/lock.js'
 import { claimActions } from './actions.js'
 
 const actionResponses = (data: typeof ClaimData | typeof ClaimOrderData) =>
@@ -35,6 +36,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.get('/:id', {
+    config: { notFound: claimNotFound },
     schema: {
       operationId: 'getClaim',
       tags: ['claims'],
@@ -49,7 +51,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/:id/replace', {
-    config: { idempotent: true },
+    config: { idempotent: true, notFound: claimNotFound },
     schema: {
       operationId: 'replaceClaim',
       tags: ['claims'],
@@ -71,7 +73,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/:id/refund', {
-    config: { idempotent: true },
+    config: { idempotent: true, notFound: claimNotFound },
     schema: {
       operationId: 'refundClaim',
       tags: ['claims'],
@@ -91,7 +93,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/:id/reject', {
-    config: { idempotent: true },
+    config: { idempotent: true, notFound: claimNotFound },
     schema: {
       operationId: 'rejectClaim',
       tags: ['claims'],
