@@ -22,6 +22,7 @@ import metrics from './plugins/metrics.js'
 import openapi from './plugins/openapi.js'
 import redis from './plugins/redis.js'
 import requestId, { requestIdFrom } from './plugins/request-id.js'
+import secretAnswers from './plugins/secret-answers.js'
 import stockCipher from './plugins/stock-encryption.js'
 import validation from './plugins/validation.js'
 import webhookWorker from './plugins/webhook-worker.js'
@@ -55,6 +56,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(drain)
   await fastify.register(eventRetention)
   await fastify.register(openapi)
+  await fastify.register(secretAnswers)
   await fastify.register(webhookWorker)
   await fastify.register(claimDeadlines)
   await seedTaxonomy(fastify.db)

@@ -70,6 +70,8 @@ function createAjv (options: Options): Ajv {
   })
   // Names a schema's OpenAPI component (lib/openapi-document.ts); no rule to check.
   ajv.addKeyword({ keyword: 'x-component', schemaType: 'string' })
+  // Marks a secret shown once (schemas/common.ts SecretString); no rule to check.
+  ajv.addKeyword({ keyword: 'x-secret', schemaType: 'boolean' })
   return ajv
 }
 

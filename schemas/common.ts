@@ -7,6 +7,13 @@ export function StringEnum<const T extends readonly string[]> (values: T, option
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 }
 
+/**
+ * A secret an answer shows once (a signing secret, an API key, a portal link). Marked
+ * `x-secret` in the document; every route whose answer holds one is sent with
+ * `Cache-Control: no-store` (plugins/secret-answers.ts), so no cache keeps it.
+ */
+export const SecretString = (description: string) => Type.String({ description, 'x-secret': true })
+
 // The pattern keeps out what ajv's `uuid` format also allows (`urn:uuid:…`) and Postgres would refuse.
 export const Id = Type.String({
   format: 'uuid',

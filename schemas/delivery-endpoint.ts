@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import { MAX_QUANTITY } from '../domain/purchase.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
-import { Id, Nullable, StringEnum, Timestamp } from './common.js'
+import { Id, Nullable, SecretString, StringEnum, Timestamp } from './common.js'
 
 export const DeliveryEndpointBody = Type.Object({
   url: Type.String({
@@ -20,10 +20,9 @@ export const DeliveryEndpointSchema = Type.Object({
   updatedAt: Timestamp
 }, { 'x-component': 'DeliveryEndpoint', title: 'DeliveryEndpoint' })
 
-export const DeliveryEndpointSecret = Type.String({
-  description: 'The signing secret, `whsec_` + base64 of 32 random bytes, as for webhooks. Shown only when ' +
-    'the endpoint is created and on rotation: keep it.'
-})
+export const DeliveryEndpointSecret = SecretString(
+  'The signing secret, `whsec_` + base64 of 32 random bytes, as for webhooks. Shown only when ' +
+    'the endpoint is created and on rotation: keep it.')
 
 export const DeliveryTestBody = Type.Object({
   productId: Id,

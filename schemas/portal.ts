@@ -2,7 +2,7 @@
 // portal, and the end of a shop's portal sessions.
 import { Type } from '@sinclair/typebox'
 import { LINK_TTL, PORTAL_LOCALES } from '../domain/portal-token.js'
-import { StringEnum, Timestamp } from './common.js'
+import { SecretString, StringEnum, Timestamp } from './common.js'
 
 export const PortalLinkBody = Type.Object(
   {
@@ -30,10 +30,8 @@ export const PortalLinkBody = Type.Object(
 
 export const PortalLinkSchema = Type.Object(
   {
-    url: Type.String({
-      description:
-        "Open once, before `expiresAt`: `PUBLIC_BASE_URL/portal/enter?token=…`. Hand it to the seller's browser only."
-    }),
+    url: SecretString(
+      "Open once, before `expiresAt`: `PUBLIC_BASE_URL/portal/enter?token=…`. Hand it to the seller's browser only."),
     expiresAt: Timestamp
   },
   { 'x-component': 'PortalLink', title: 'PortalLink' }

@@ -5,7 +5,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { DELIVERY_REQUEST_TYPE, eventTypes, WEBHOOK_TEST_EVENT, type EventType } from '../domain/event-types.js'
 import { sendStatuses } from '../domain/webhook-sends.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
-import { Id, Nullable, NullableTimestamp, StringEnum, Timestamp } from './common.js'
+import { Id, Nullable, NullableTimestamp, SecretString, StringEnum, Timestamp } from './common.js'
 import {
   ClaimEventData, EventTypeSchema, MessageEventData, OrderDeliveryFailedEventData, OrderEventData,
   StockEmptyEventData, StockLowEventData
@@ -59,9 +59,8 @@ export const EndpointSchema = Type.Object({
   updatedAt: Timestamp
 }, { 'x-component': 'WebhookEndpoint', title: 'WebhookEndpoint' })
 
-export const EndpointSecret = Type.String({
-  description: 'The signing secret, `whsec_` + base64 of 32 random bytes. Shown only now: keep it.'
-})
+export const EndpointSecret = SecretString(
+  'The signing secret, `whsec_` + base64 of 32 random bytes. Shown only now: keep it.')
 
 export const WebhookSendSchema = Type.Object({
   id: Id,

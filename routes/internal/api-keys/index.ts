@@ -1,7 +1,7 @@
 // A shop's API keys: create (the secret is shown once), list, revoke.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { Envelope, ErrorBody, Id } from '../../../schemas/common.js'
+import { Envelope, ErrorBody, Id, SecretString } from '../../../schemas/common.js'
 import { ApiKeySchema, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
 import { apiKeyActions } from './actions.js'
 
@@ -19,7 +19,12 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       security: internalSecurity,
       params: ShopParams,
       body: NameInput,
-      response: { 201: Envelope(Type.Object({ apiKey: ApiKeySchema, secret: Type.String() })), ...errors }
+      response: {
+        201: Envelope(Type.Object({
+          apiKey: ApiKeySchema, secret: SecretString('The key, `service_sk_…`: shown only now.')
+        })),
+        ...errors
+      }
     }
   }, async function createKey (request, reply) {
     return reply.code(201).send({
