@@ -7084,11 +7084,6 @@ export interface operations {
         /** @description The issued value(s), each up to 10 000 characters, at most 100; `values` wins over `value`. An empty body attaches nothing. */
         requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "value": "AAAAA-BBBBB-CCCCC"
-                 *     }
-                 */
                 "application/json": components["schemas"]["DeliverInput"];
             };
         };

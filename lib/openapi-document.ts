@@ -38,7 +38,7 @@ interface Operation {
     schema?: { default?: unknown },
     example?: unknown
   }>
-  requestBody?: { required?: boolean, content?: Record<string, { schema?: Json, example?: unknown }> }
+  requestBody?: { required?: boolean, content?: Record<string, { schema?: Json, example?: unknown, examples?: Json }> }
   responses?: Record<string, Response>
 }
 export interface Document {
@@ -225,6 +225,20 @@ function notNullable (schema: Json) {
   }
 }
 
+/**
+ * A request body's example. One whose top level has a `value` property (the deliver call's
+ * `{value}`) is given as a named Example Object: tools that also read a bare `example` as an
+ * Example Object (openapi-to-postman, so Postman's import) would otherwise send its `value`
+ * alone as the body.
+ */
+function describeRequestExample (json: { example?: unknown, examples?: Json }, request: unknown) {
+  if (request !== null && typeof request === 'object' && 'value' in request) {
+    json.examples = { recorded: { summary: 'A recorded request', value: request } }
+  } else {
+    json.example = request
+  }
+}
+
 /** An operation's inputs: optional parameters and bodies, the examples, the multipart upload. */
 function describeInputs (
   operation: Operation, example: OperationExample | undefined, resolve: (schema: Json | undefined) => Json | undefined
@@ -245,7 +259,7 @@ function describeInputs (
     for (const schema of bodySchemas) notNullable(schema!)
   }
   const json = body?.content?.['application/json']
-  if (json && example?.request !== undefined) json.example = example.request
+  if (json && example?.request !== undefined) describeRequestExample(json, example.request)
   if (operation.operationId === 'uploadImage') {
     operation.requestBody = {
       required: true,

@@ -31,8 +31,12 @@ t.test('every operation has a real example request and response that match its s
         }
         const json = operation.requestBody?.content?.['application/json']
         if (json) {
-          if (operation.requestBody.required) t.not(json.example, undefined, `${id}: example request body`)
-          if (json.example !== undefined) t.ok(valid(json.schema, json.example), `${id}: example request body matches its schema`)
+          const example = json.example ?? Object.values<Json>(json.examples ?? {})[0]?.value
+          if (operation.requestBody.required) t.not(example, undefined, `${id}: example request body`)
+          if (example !== undefined) t.ok(valid(json.schema, example), `${id}: example request body matches its schema`)
+          if (json.example !== null && typeof json.example === 'object') {
+            t.notOk('value' in json.example, `${id}: a bare example has no top-level \`value\` (tools read it as an Example Object)`)
+          }
         }
         const examples = Object.entries<Json>(operation.responses).filter(([, response]) => response.content?.['application/json']?.example !== undefined)
         const binary = Object.values<Json>(operation.responses).some((response) => Object.keys(response.content ?? {}).some((type) => type.startsWith('image/')))

@@ -10,7 +10,7 @@ type Json = Record<string, any>
 function properties (schema: Json | undefined, components: Json, seen = new Set<Json>()): Array<[string, Json]> {
   if (!schema || typeof schema !== 'object' || seen.has(schema)) return []
   seen.add(schema)
-  if (typeof schema.$ref === 'string') return properties(components[schema.$ref.split('/').at(-1)], components, seen)
+  if (typeof schema.$ref === 'string') return properties(components[schema.$ref.split('/').pop()!], components, seen)
   const own = Object.entries<Json>(schema.properties ?? {})
   const nested = [...own.map(([, child]) => child), schema.items, ...(schema.allOf ?? []), ...(schema.anyOf ?? []),
     ...(schema.oneOf ?? [])]
