@@ -67,6 +67,11 @@ export const ConfigSchema = Type.Object({
     pattern: VALUES_KEY_PATTERN,
     description: 'the base64 of 32 bytes (deprecated: set VALUES_ENCRYPTION_KEY_PREVIOUS instead)'
   })),
+  VALUES_IN_CLEAR: Type.Boolean({
+    default: false,
+    description: 'true or false: with DATABASE_URL and no VALUES_ENCRYPTION_KEY, start anyway and store ' +
+      'delivered values in clear (not recommended)'
+  }),
   PUBLIC_BASE_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s]+[^/\\s]$',
     description: 'an http:// or https:// URL without a trailing slash'
@@ -228,6 +233,15 @@ type VariableName = keyof typeof ConfigSchema.properties
 const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'INTERNAL_TOKEN',
   'VALUES_ENCRYPTION_KEY', 'VALUES_ENCRYPTION_KEY_PREVIOUS', 'STOCK_ENCRYPTION_KEY', 'STOCK_ENCRYPTION_KEY_PREVIOUS'])
 
+/**
+ * A server database fails closed: without the values key its backups would hold every
+ * delivered code in clear (docs/security.md, "A server database without a key").
+ */
+const VALUES_KEY_REQUIRED = 'Invalid configuration: VALUES_ENCRYPTION_KEY is not set, and DATABASE_URL is. ' +
+  'It seals delivered values and stock at rest: make one with `openssl rand -base64 32`, give every instance ' +
+  'the same one, and keep it out of the database\'s backups (docs/security.md). To start anyway and store ' +
+  'values in clear (not recommended), set VALUES_IN_CLEAR=true.'
+
 export class ConfigError extends Error {
   constructor (readonly problems: string[]) {
     super(problems.join('\n'))
@@ -314,6 +328,10 @@ export function loadConfig (
       problems.push(problem(deprecated, config[deprecated], `to be unset, or equal to ${name} (its new name), ` +
         'which is set to another key'))
     }
+  }
+  const valuesKey = config.VALUES_ENCRYPTION_KEY ?? config.STOCK_ENCRYPTION_KEY
+  if (config.DATABASE_URL !== undefined && valuesKey === undefined && !config.VALUES_IN_CLEAR) {
+    problems.push(VALUES_KEY_REQUIRED)
   }
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
     problems.push(problem('METRICS_PORT', config.METRICS_PORT))

@@ -1,7 +1,8 @@
 // The key that encrypts values, in stock and delivered, as `fastify.stockCipher`
-// (lib/embedded/stock-key.ts): null on Postgres without VALUES_ENCRYPTION_KEY,
-// when the stock calls that store or reveal a value answer 503 naming the
-// variable (docs/stock.md) and delivered values are stored plain (docs/security.md).
+// (lib/embedded/stock-key.ts): null on Postgres without VALUES_ENCRYPTION_KEY (a
+// start the configuration refuses unless VALUES_IN_CLEAR=true), when the stock calls
+// that store or reveal a value answer 503 naming the variable (docs/stock.md) and
+// delivered values are stored plain (docs/security.md).
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { deprecatedKeyVariables, stockCipherFor } from '../lib/embedded/stock-key.js'
@@ -19,8 +20,8 @@ declare module 'fastify' {
 async function stockCipherPlugin (fastify: FastifyInstance) {
   const cipher = stockCipherFor(fastify.config)
   if (!cipher) {
-    fastify.log.warn(`${KEY_VARIABLE} is not set: stock values cannot be stored or delivered, ` +
-      'and delivered values are stored unencrypted, until it is (docs/security.md)')
+    fastify.log.warn(`VALUES_IN_CLEAR=true and ${KEY_VARIABLE} is not set: delivered values are stored ` +
+      'unencrypted, and stock values cannot be stored or delivered, until it is (docs/security.md)')
   }
   for (const name of deprecatedKeyVariables(fastify.config)) {
     fastify.log.warn(`${name} is deprecated: set the new name instead (docs/configuration.md)`)

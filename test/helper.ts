@@ -52,6 +52,9 @@ export async function testConfig (overrides: Partial<Config> = {}): Promise<Conf
     // it starts: shedding by event-loop delay would refuse requests at random. The
     // load-shedding test sets its own limits.
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0,
+    // A server database refuses to start without the values key (docs/security.md): a
+    // test that needs sealed values gives its key; the others store values in clear.
+    VALUES_IN_CLEAR: true,
     ...overrides
   })
 }

@@ -113,6 +113,8 @@ export async function startService (name: string, env: Record<string, string>, o
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // Stopped at the end of a bench: no drain (and its CPU profile, with --cpu-prof, is written).
     SHUTDOWN_DRAIN_MS: '0',
+    // A bench that seals values gives its key; the others run as they always did, values in clear.
+    VALUES_IN_CLEAR: 'true',
     ...env
   }, port, env.DATABASE_URL ? 'shop-seller-api' : null)
 }

@@ -83,4 +83,8 @@ t.test('usage errors and help come before any database is opened', async (t) => 
   t.equal(away.code, 1, 'a valid command does try the database')
   t.equal(away.stderr.trim().split('\n').length, 1, `one line: ${away.stderr}`)
   t.match(away.stderr, /^error: cannot reach the database nowhere at 127\.0\.0\.1:1 \(ECONNREFUSED\)/)
+
+  const keyless = await runCli({ ...nowhere, VALUES_IN_CLEAR: undefined }, 'key:list', '6f1c0000-0000-4000-8000-000000000000')
+  t.equal(keyless.code, 1, 'a server database without the values key: refused before it is opened')
+  t.match(keyless.stderr, /^Invalid configuration: VALUES_ENCRYPTION_KEY is not set, and DATABASE_URL is\./)
 })

@@ -113,7 +113,7 @@ t.test('embedded mode survives a restart', async (t) => {
 
 t.test('a bad configuration stops the start with one line per variable', async (t) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: repoRoot, env: { ...process.env, PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
+    cwd: repoRoot, env: { ...process.env, VALUES_IN_CLEAR: 'true', PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
   child.stderr.on('data', (chunk) => { output += chunk })

@@ -42,6 +42,7 @@ t.before(async () => {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     DB_POOL_MAX: '5',
+    VALUES_IN_CLEAR: 'true',
     RATE_LIMIT_MAX: '1000000',
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',

@@ -54,7 +54,8 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   DELIVERY_RETRY_SCHEDULE: '5,later',
   CLAIM_RESPONSE_SECONDS: '0',
   CLAIM_WINDOW_DAYS: 'a week',
-  CLAIM_SWEEP_INTERVAL_MS: '60000'
+  CLAIM_SWEEP_INTERVAL_MS: '60000',
+  VALUES_IN_CLEAR: 'of course'
 }
 
 function problems (env: Record<string, string>): string[] {
@@ -80,8 +81,21 @@ t.test('each variable: one line naming it and the values it accepts', async (t) 
   t.match(problems({ METRICS_PORT: '3000' })[0], /^Invalid configuration: METRICS_PORT="3000": expected .*other than PORT/)
 })
 
+const valuesKey = Buffer.alloc(32, 9).toString('base64')
+const valuesKeyRequired = /^Invalid configuration: VALUES_ENCRYPTION_KEY is not set, and DATABASE_URL is\. .*`openssl rand -base64 32`.*set VALUES_IN_CLEAR=true\.\s*$/
+
+t.test('a server database needs the values key, or VALUES_IN_CLEAR=true said explicitly', async (t) => {
+  const database = 'postgres://app@db/app'
+  t.match(problems({ DATABASE_URL: database }), [valuesKeyRequired], 'refused, naming the variable and how to make a key')
+  t.same(problems({ DATABASE_URL: database, VALUES_IN_CLEAR: 'false' }), problems({ DATABASE_URL: database }), 'false is no')
+  t.equal(loadConfig({ DATABASE_URL: database, VALUES_ENCRYPTION_KEY: valuesKey }).VALUES_IN_CLEAR, false, 'a key')
+  t.equal(loadConfig({ DATABASE_URL: database, STOCK_ENCRYPTION_KEY: valuesKey }).STOCK_ENCRYPTION_KEY, valuesKey, 'the old name')
+  t.equal(loadConfig({ DATABASE_URL: database, VALUES_IN_CLEAR: 'true' }).VALUES_IN_CLEAR, true, 'in clear, said')
+  t.same(problems({}), [], 'the embedded default generates its key')
+})
+
 t.test('a pooler and its direct connection; Redis behind Sentinel', async (t) => {
-  const pooled = loadConfig({ DATABASE_URL: 'postgres://app@pgbouncer:6432/app', DATABASE_DIRECT_URL: 'postgres://app@postgres:5432/app', DB_PREPARED_STATEMENTS: 'off' })
+  const pooled = loadConfig({ DATABASE_URL: 'postgres://app@pgbouncer:6432/app', DATABASE_DIRECT_URL: 'postgres://app@postgres:5432/app', DB_PREPARED_STATEMENTS: 'off', VALUES_ENCRYPTION_KEY: valuesKey })
   t.equal(pooled.DATABASE_DIRECT_URL, 'postgres://app@postgres:5432/app')
   t.equal(pooled.DB_PREPARED_STATEMENTS, 'off')
   t.equal(loadConfig({}).DB_PREPARED_STATEMENTS, 'auto')
@@ -100,7 +114,7 @@ t.test('TRUST_PROXY accepts what Fastify can use', async (t) => {
 })
 
 t.test('shedding by event-loop delay: on with Postgres, off on the embedded database, unless set', async (t) => {
-  t.equal(loadConfig({ DATABASE_URL: 'postgres://db/app' }).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 1000)
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://db/app', VALUES_IN_CLEAR: 'true' }).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 1000)
   t.equal(loadConfig({}).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 0)
   t.equal(loadConfig({ PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '250' }).PRESSURE_MAX_EVENT_LOOP_DELAY_MS, 250)
 })
@@ -114,7 +128,7 @@ t.test('PUBLIC_BASE_URL follows HOST and PORT unless set', async (t) => {
 })
 
 function startServer (env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', VALUES_IN_CLEAR: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => { stdout += chunk })
@@ -130,7 +144,8 @@ t.test('the server exits 1 with one line for a bad setting or an unusable databa
     ['TRUST_PROXY=yes', { TRUST_PROXY: 'yes' }, /^Invalid configuration: TRUST_PROXY="yes": expected true, false, or comma-separated addresses/],
     ['LOG_LEVEL=verbose', { LOG_LEVEL: 'verbose' }, /^Invalid configuration: LOG_LEVEL="verbose": expected one of fatal, error/],
     ['unreachable database', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/app' }, /^Start failed: cannot reach the database app at 127\.0\.0\.1:1 \(ECONNREFUSED\)/],
-    ['missing database', { DATABASE_URL: missing.toString() }, /^Start failed: the database seller_api_no_such_database at .* does not exist/]
+    ['missing database', { DATABASE_URL: missing.toString() }, /^Start failed: the database seller_api_no_such_database at .* does not exist/],
+    ['no values key', { DATABASE_URL: missing.toString(), VALUES_IN_CLEAR: '', VALUES_ENCRYPTION_KEY: '', STOCK_ENCRYPTION_KEY: '' }, valuesKeyRequired]
   ]
   const results = await Promise.all(cases.map(([, env]) => startServer(env)))
   cases.forEach(([label, , pattern], i) => {
