@@ -69,7 +69,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DbConnect
 }
 
 /** Seconds a connection attempt may take before the request gets its 503. */
-const CONNECT_TIMEOUT_S = 1
+export const CONNECT_TIMEOUT_S = 1
 /** How often a down database is probed. */
 const PROBE_INTERVAL_MS = 250
 /** How often a running statement checks that its client is still connected. */
