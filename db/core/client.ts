@@ -138,7 +138,7 @@ async function openPostgres (
           client_connection_check_interval: String(CLIENT_CHECK_INTERVAL_MS),
           // The only statements costly enough for Postgres to compile them (the sales statistics
           // over a year, db/stats/sales.ts) spent longer compiling than running: measured in
-          // docs/performance.md, "Sales statistics".
+          // docs/performance/sales-stats.md.
           jit: 'off'
         }
   })

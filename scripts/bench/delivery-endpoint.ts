@@ -1,6 +1,6 @@
 // `npm run bench:delivery`: how fast purchases are delivered by the shops'
-// delivery endpoints (docs/delivery-endpoint.md). See docs/performance.md
-// ("Delivery endpoint").
+// delivery endpoints (docs/delivery-endpoint.md). See
+// docs/performance/delivery-endpoint.md.
 //
 //  1. A dedicated database (BENCH_DB, default seller_api_bench_delivery; dropped
 //     and recreated) is migrated; the service is built and BENCH_INSTANCES

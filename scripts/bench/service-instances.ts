@@ -1,5 +1,5 @@
 // What `npm run bench:webhooks` and `npm run bench:delivery` share
-// (docs/performance.md, "Webhooks" and "Delivery endpoint"): a database of their
+// (docs/performance/webhooks.md and delivery-endpoint.md): a database of their
 // own (one run per name at a time, dropped and recreated, migrated), the service
 // built and started on it as instances allowed to call a receiver on 127.0.0.1,
 // the API calls that set up the shops, the receiver and its signature check, the

@@ -1,5 +1,5 @@
 // `npm run bench:webhooks`: how fast events reach a webhook receiver. See
-// docs/performance.md ("Webhooks").
+// docs/performance/webhooks.md.
 //
 //  1. A dedicated database (BENCH_DB, default seller_api_bench_webhooks; dropped
 //     and recreated, one run per name at a time) is migrated; the service is
