@@ -5,7 +5,7 @@ import {
   bigint, boolean, check, customType, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp,
   uniqueIndex, uuid
 } from 'drizzle-orm/pg-core'
-import { nowMs } from './core/sql.js'
+import { nowMs } from './core/time.js'
 // The variant key of items without variants, where the stock tables' rules are kept (domain/stock-rules.ts).
 export { NO_OPTION } from '../domain/stock-rules.js'
 // Types only: the values a text column holds, as the API's schemas enumerate them.

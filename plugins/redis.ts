@@ -26,7 +26,7 @@ declare module 'fastify' {
   }
 }
 
-const COMMAND_TIMEOUT_MS = 500
+export const COMMAND_TIMEOUT_MS = 500
 /** How often a Redis known to be down is probed. */
 const PROBE_INTERVAL_MS = 500
 

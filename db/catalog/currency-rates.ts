@@ -3,7 +3,7 @@
 import { and, asc, eq } from 'drizzle-orm'
 import type { Queryable } from '../core/client.js'
 import { currencyRates } from '../schema.js'
-import { nowMs } from '../core/sql.js'
+import { nowMs } from '../core/time.js'
 
 export interface CurrencyRate { id: string, code: string, rate: string, updatedAt: Date }
 

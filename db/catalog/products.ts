@@ -18,7 +18,7 @@ import type { Db, Queryable } from '../core/client.js'
 import { findCurrencyRate } from './currency-rates.js'
 import { findShopMedia, mediaFilePath } from './media.js'
 import { productFieldOptions, productFields, productFilters, products } from '../schema.js'
-import { nowMs } from '../core/sql.js'
+import { nowMs } from '../core/time.js'
 import { stockFieldProblems } from '../stock/settings.js'
 
 export interface ProductField {

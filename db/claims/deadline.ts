@@ -4,7 +4,8 @@
 // instances never take the same one, and one that dies mid-way rolls back and
 // leaves the claim due for the next sweep of any instance.
 import type { Db } from '../core/client.js'
-import { NOW_MS, run } from '../core/sql.js'
+import { run } from '../core/sql.js'
+import { NOW_MS } from '../core/time.js'
 import { claimColumns, type ClaimRow } from './row.js'
 import { refundLocked } from './settle.js'
 

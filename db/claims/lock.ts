@@ -5,7 +5,8 @@ import { ApiError } from '../../domain/errors.js'
 import { isUuid } from '../../domain/ids.js'
 import { statusAfter, type ResolutionKind, type ResolvedBy } from '../../domain/claims.js'
 import type { Tx } from '../core/client.js'
-import { isoTime, NOW_MS, runPrepared } from '../core/sql.js'
+import { runPrepared } from '../core/sql.js'
+import { isoTime, NOW_MS } from '../core/time.js'
 import { claimColumns, type ClaimRow } from './row.js'
 
 /** Who asks: a shop sees only its claims of orders visible through /v1; null is the operator. */

@@ -2,7 +2,7 @@
 // representation (ClaimSchema of schemas/claims.ts) is read from, and the
 // representation made from them.
 import type { ClaimReason, ClaimStatus, ResolutionKind, ResolvedBy } from '../../domain/claims.js'
-import { isoTime } from '../core/sql.js'
+import { isoTime } from '../core/time.js'
 
 /** A claim as the API shows it. */
 export interface Claim {

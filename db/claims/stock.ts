@@ -9,7 +9,8 @@ import { ApiError } from '../../domain/errors.js'
 import { NO_OPTION, type StockSignal } from '../../domain/stock-rules.js'
 import type { StockCipher } from '../../domain/stock-cipher.js'
 import type { Tx } from '../core/client.js'
-import { NOW_MS, run, runPrepared } from '../core/sql.js'
+import { run, runPrepared } from '../core/sql.js'
+import { NOW_MS } from '../core/time.js'
 import { takeStock, type StockProduct } from '../stock/take.js'
 
 export interface ReportedItem { id: string, optionKey: string, deliveredIndex: number }

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Sql } from 'postgres'
 import { CircuitBreaker } from '../../domain/circuit-breaker.js'
-import { lockDataDir } from '../../lib/embedded/data-dir-lock.js'
+import { lockDataDir } from './data-dir-lock.js'
 import { PostgresListener } from './listener.js'
 import { detectPooler, usePreparedStatements, type PreparedStatements } from './pooler.js'
 import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
@@ -69,7 +69,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DbConnect
 }
 
 /** Seconds a connection attempt may take before the request gets its 503. */
-const CONNECT_TIMEOUT_S = 1
+export const CONNECT_TIMEOUT_S = 1
 /** How often a down database is probed. */
 const PROBE_INTERVAL_MS = 250
 /** How often a running statement checks that its client is still connected. */
@@ -138,7 +138,7 @@ async function openPostgres (
           client_connection_check_interval: String(CLIENT_CHECK_INTERVAL_MS),
           // The only statements costly enough for Postgres to compile them (the sales statistics
           // over a year, db/stats/sales.ts) spent longer compiling than running: measured in
-          // docs/performance.md, "Sales statistics".
+          // docs/performance/sales-stats.md.
           jit: 'off'
         }
   })

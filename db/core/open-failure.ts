@@ -1,6 +1,6 @@
 // Why the database could not be opened, in one line an operator can act on
 // (the server's start and the CLI both say it so), or null for anything else.
-import { DataDirInUseError } from '../../lib/embedded/data-dir-lock.js'
+import { DataDirInUseError } from './data-dir-lock.js'
 
 const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
   'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED'])

@@ -1,4 +1,4 @@
-// A transaction in as few round trips as it has statements (docs/performance.md,
+// A transaction in as few round trips as it has statements (docs/performance/stock.md,
 // "The purchase path"): on postgres.js, BEGIN leaves in the same write as the
 // first statement and COMMIT in the same write as the last (`commitWith`), on a
 // connection reserved from the pool for the transaction. Postgres runs them in

@@ -1,7 +1,7 @@
 // The SQL helpers every query module uses: statements with $n placeholders run
-// on postgres.js and PGlite alike, hot queries prepared once, and times as the API writes them.
+// on postgres.js and PGlite alike, and hot queries prepared once (times: db/core/time.ts).
 import { sql, type SQL } from 'drizzle-orm'
-import type { Queryable } from './client.js'
+import type { Queryable } from './drizzle-types.js'
 
 // Statements written with $n placeholders run inside a drizzle transaction, their
 // rows read alike on postgres.js and PGlite.
@@ -79,19 +79,3 @@ export function rawQuery<Row> (db: object, text: string): (params: unknown[]) =>
   const query = client.query!.bind(client)
   return async (params) => (await query(text, params)).rows as Row[]
 }
-
-// Times in SQL as the API speaks them (docs/api-rules.md: ISO 8601 in UTC with
-// milliseconds): the database stores millisecond timestamps (db/schema.ts), so
-// every "now" a write stores is cut to the millisecond, and SQL that answers
-// with a time writes it as the API does.
-/** `time` (an SQL timestamptz expression) cut to the millisecond. */
-export const toMilliseconds = (time: string) => `date_trunc('milliseconds', ${time})`
-
-/** The statement's time cut to the millisecond, as SQL text. */
-export const NOW_MS = toMilliseconds('now()')
-
-/** NOW_MS as a drizzle SQL chunk. */
-export const nowMs = sql.raw(NOW_MS)
-
-/** A timestamptz (SQL expression) as the API writes times: ISO 8601 in UTC with milliseconds. */
-export const isoTime = (time: string) => `to_char(${time} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`

@@ -7,7 +7,8 @@
 import { eq, sql } from 'drizzle-orm'
 import type { EventType } from '../../domain/event-types.js'
 import type { Db, Queryable } from '../core/client.js'
-import { isoTime, preparedOnce, nowMs, rawQuery } from '../core/sql.js'
+import { preparedOnce, rawQuery } from '../core/sql.js'
+import { isoTime, nowMs } from '../core/time.js'
 import { events, shops } from '../schema.js'
 
 export interface EventRow {

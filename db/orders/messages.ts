@@ -9,7 +9,8 @@ import { notifyAfterCommit } from '../core/notifications.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from '../events/statements.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import type { OrderScope } from './orders.js'
-import { preparedOnce, rawQuery, isoTime, runPrepared, toMilliseconds } from '../core/sql.js'
+import { preparedOnce, rawQuery, runPrepared } from '../core/sql.js'
+import { isoTime, toMilliseconds } from '../core/time.js'
 
 /** A chat message as the API returns it (MessageSchema in schemas/messages.ts). */
 export interface Message { id: string, senderRole: SenderRole, text: string, createdAt: string }

@@ -3,7 +3,7 @@
 // the statuses it starts from here, so a row of the table and the statements
 // that apply it change together.
 import { orderTransitions, type OrderAction, type OrderStamp } from '../../domain/order-transitions.js'
-import { NOW_MS } from '../core/sql.js'
+import { NOW_MS } from '../core/time.js'
 
 const stampColumns: Record<OrderStamp, string> = {
   takenAt: 'taken_at',

@@ -4,7 +4,7 @@
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
 import { generateLinkToken, hashPortalToken, type PortalLocale } from '../../domain/portal-token.js'
 import type { Db } from '../core/client.js'
-import { nowMs } from '../core/sql.js'
+import { nowMs } from '../core/time.js'
 import { portalLinks } from './schema.js'
 import { startSession, type StartedSession } from './sessions.js'
 

@@ -11,7 +11,7 @@ import {
   type PortalLocale
 } from '../../domain/portal-token.js'
 import type { Queryable } from '../core/client.js'
-import { nowMs, NOW_MS } from '../core/sql.js'
+import { nowMs, NOW_MS } from '../core/time.js'
 import { run } from '../core/sql.js'
 import { portalSessions } from './schema.js'
 

@@ -3,7 +3,8 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../../domain/api-key.js'
 import type { Db, Queryable } from '../core/client.js'
-import { preparedOnce, nowMs } from '../core/sql.js'
+import { preparedOnce } from '../core/sql.js'
+import { nowMs } from '../core/time.js'
 import { apiKeys } from '../schema.js'
 
 const publicColumns = {

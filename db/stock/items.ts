@@ -11,7 +11,8 @@ import { fillWaitingOrders } from '../orders/auto-delivery.js'
 import {
   deactivateIfEmpty, lockStockProduct, reactivateAfterRestock, recordSignals, type StockProduct
 } from './take.js'
-import { isoTime, NOW_MS, run } from '../core/sql.js'
+import { run } from '../core/sql.js'
+import { isoTime, NOW_MS } from '../core/time.js'
 
 export type StockItemStatus = 'available' | 'delivered' | 'removed' | 'defective'
 

@@ -8,7 +8,8 @@ import type { Db, Queryable, Tx } from '../core/client.js'
 import { optionIdOf } from '../../domain/stock-rules.js'
 import { fillWaitingOrders } from '../orders/auto-delivery.js'
 import { lockStockProduct, stockIsEmpty, type AutoDelivery, type StockProduct } from './take.js'
-import { isoTime, NOW_MS, run } from '../core/sql.js'
+import { run } from '../core/sql.js'
+import { isoTime, NOW_MS } from '../core/time.js'
 
 export interface Stock {
   productId: string

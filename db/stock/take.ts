@@ -13,7 +13,8 @@ import type { Tx } from '../core/client.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import { notifyAfterCommit } from '../core/notifications.js'
 import { appendEventRowsCtes } from '../events/statements.js'
-import { NOW_MS as nowMs, run, runPrepared } from '../core/sql.js'
+import { run, runPrepared } from '../core/sql.js'
+import { NOW_MS as nowMs } from '../core/time.js'
 
 export type AutoDelivery = 'off' | 'stock' | 'endpoint'
 

@@ -11,7 +11,7 @@ import type { Db, Queryable, Tx } from '../core/client.js'
 import { failPendingSends } from './sends.js'
 import { shops } from '../schema.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
-import { nowMs } from '../core/sql.js'
+import { nowMs } from '../core/time.js'
 
 export const MAX_ENDPOINTS_PER_SHOP = 10
 /** How long the secret before a rotation still signs. */

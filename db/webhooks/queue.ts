@@ -12,7 +12,7 @@ import type { Db } from '../core/client.js'
 import { disableFailingEndpoint } from './endpoints.js'
 import { events, orders } from '../schema.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
-import { isoTime, nowMs } from '../core/sql.js'
+import { isoTime, nowMs } from '../core/time.js'
 
 export interface ClaimedSend {
   id: string

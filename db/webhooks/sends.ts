@@ -8,7 +8,7 @@ import { WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
 import type { SendCursor, SendStatus } from '../../domain/webhook-sends.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
-import { nowMs } from '../core/sql.js'
+import { nowMs } from '../core/time.js'
 
 /** A send as the queries below return it. */
 export interface WebhookSendRow {

@@ -4,7 +4,8 @@
 // or query could carry a token).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { listActivity, recordActivity, type ActivityDetails } from '../../db/portal/activity.js'
-import type { MessageKey, Translate } from './i18n/index.js'
+import type { Pluralize, Translate } from './i18n/index.js'
+import { ACTIVITY_ACTIONS, fill, type ActivityAction, type Words } from './i18n/words.js'
 
 /** The host of a URL, for a record (the rest of it may hold a secret). */
 export const hostOf = (url: string) => {
@@ -22,7 +23,7 @@ export const hostOf = (url: string) => {
 export async function recordPortalAction (
   fastify: FastifyInstance,
   request: FastifyRequest,
-  action: string,
+  action: ActivityAction,
   details: ActivityDetails = {}
 ) {
   const session = request.portalSession!
@@ -33,8 +34,16 @@ export async function recordPortalAction (
   )
 }
 
-/** What a record says, in the page's language. */
-export function describeAction (t: Translate, action: string, details: ActivityDetails): string {
+const isActivityAction = (action: string): action is ActivityAction =>
+  (ACTIVITY_ACTIONS as readonly string[]).includes(action)
+
+/**
+ * What a record says, in the page's language (`words` and `plural` of that language).
+ * An action this version does not know (written by a newer one) is shown as recorded.
+ */
+export function describeAction (t: Translate, words: Words, plural: Pluralize, action: string,
+  details: ActivityDetails): string {
+  if (!isActivityAction(action)) return action
   const params: Record<string, string | number> = {}
   for (const [name, value] of Object.entries(details)) {
     if (value !== null && typeof value !== 'boolean') params[name] = value
@@ -43,7 +52,10 @@ export function describeAction (t: Translate, action: string, details: ActivityD
   if (action === 'delivery.tested') {
     params.result = t(details.ok ? 'activity.delivery.tested.ok' : 'activity.delivery.tested.bad')
   }
-  return t(`activity.${action}` as MessageKey, params)
+  const text = words.activity[action]
+  if (typeof text === 'string') return fill(text, params)
+  // The counting records: the codes a claim replaced or stock lost (count), or an upload added (added).
+  return plural(text, Number(details.count ?? details.added ?? 0), params)
 }
 
 export default async function activity (fastify: FastifyInstance) {

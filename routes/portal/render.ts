@@ -7,7 +7,8 @@ import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
 import type { PortalLocale } from '../../domain/portal-token.js'
 import { fieldMessage } from './i18n/api-messages.js'
-import { timeFormatter, translator, type MessageKey } from './i18n/index.js'
+import { pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
+import type { Words } from './i18n/words.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -20,15 +21,20 @@ declare module 'fastify' {
 
 export interface PageData {
   section?: Section
-  /** The page's heading and title. */
-  title: MessageKey
+  /** The page's heading and title: a text's key, or made of the words (a text with a count). */
+  title: MessageKey | TitleOf
   titleParams?: Record<string, string | number>
+  /** A confirmation page's text (confirm.eta). */
+  text?: MessageKey
   /** The address the page is at (for a page answering a POST). */
   canonical?: string
   errors?: FormErrors
   notice?: string
   [key: string]: unknown
 }
+
+/** A title made of the language's words, e.g. `(words, plural) => plural(words.removeCodes, n)`. */
+export type TitleOf = (words: Words, plural: ReturnType<typeof pluralizer>) => string
 
 export interface FormErrors {
   summary: Array<{ href?: string; text: string }>
@@ -69,6 +75,8 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
       const session = request.portalSession
       const locale: PortalLocale = session?.locale ?? DEFAULT_LOCALE
       const t = translator(locale)
+      const words = wordsOf(locale)
+      const plural = pluralizer(locale)
       const path = (data.canonical ?? request.url).split('?')[0]
       if (request.method !== 'GET' && request.method !== 'HEAD') this.header('hx-push-url', data.canonical ?? path)
       this.code(status).type('text/html; charset=utf-8')
@@ -76,8 +84,10 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
         templateName(template),
         {
           ...data,
-          heading: t(data.title, data.titleParams),
+          heading: typeof data.title === 'function' ? data.title(words, plural) : t(data.title, data.titleParams),
           t,
+          words,
+          plural,
           fmt: timeFormatter(locale),
           locale,
           path,

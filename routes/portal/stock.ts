@@ -298,8 +298,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     const product = await productOf(request)
     return reply.portalPage('confirm', {
       section: 'stock',
-      title: 'stock.removeTitle',
-      titleParams: { count: ids.length },
+      title: (words, plural) => plural(words.removeCodes, ids.length),
       text: 'stock.removeText',
       action: `/portal/stock/${product.id}/remove`,
       cancel: `/portal/stock/${product.id}`,

@@ -1,4 +1,4 @@
-// The claims scenario of `npm run bench` (docs/performance.md, "Claims: replaced
+// The claims scenario of `npm run bench` (docs/performance/claims.md, "Claims: replaced
 // from stock"), over HTTP against the stock service (STOCK_ENCRYPTION_KEY set)
 // and the stock baseline (scripts/bench/baseline.ts, POST /v1/claims/{id}/replace
 // doing the same row work in one transaction): the seller's replace from stock,

@@ -1,6 +1,6 @@
 // `npm run bench:delivery`: how fast purchases are delivered by the shops'
-// delivery endpoints (docs/delivery-endpoint.md). See docs/performance.md
-// ("Delivery endpoint").
+// delivery endpoints (docs/delivery-endpoint.md). See
+// docs/performance/delivery-endpoint.md.
 //
 //  1. A dedicated database (BENCH_DB, default seller_api_bench_delivery; dropped
 //     and recreated) is migrated; the service is built and BENCH_INSTANCES
@@ -24,16 +24,13 @@
 //
 // Settings: scripts/bench/settings.ts.
 import { randomBytes } from 'node:crypto'
-import { createServer as createHttpServer } from 'node:http'
-import os from 'node:os'
 import postgres from 'postgres'
-import { cleanUpOnExit, elapsed, sleep, stopServer, type Server } from './processes.js'
-import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
+import { elapsed, sleep, stopServer, type Server } from './processes.js'
+import { benchLog, loadAverage, machineLine, percentile, ServiceInstances, SignedReceiver } from './service-instances.js'
 import { seedDeliveryBacklog } from './seed.js'
 import { benchSettings } from './settings.js'
 
 const settings = benchSettings('bench:delivery')
-const { BENCH_DB } = settings
 const RATE = settings.BENCH_RATE
 const DURATION_S = settings.BENCH_DURATION
 const BACKLOG = settings.BENCH_BACKLOG
@@ -44,37 +41,28 @@ const POOL_MAX = settings.DB_POOL_MAX
 const TARGET_P99_MS = 250
 const DEADLINE_MS = 240_000
 
-const log = (message: string) => process.stderr.write(`[bench:delivery] ${message}\n`)
+const log = benchLog('bench:delivery')
 
 // ---------------------------------------------------------------- the receiver
 
-const secrets = new Map<string, Buffer>()
-let badSignatures = 0
 let requests = 0
 
-const receiver = createHttpServer((req, res) => {
-  const chunks: Buffer[] = []
-  req.on('data', (c: Buffer) => chunks.push(c))
-  req.on('end', () => {
-    requests++
-    const body = Buffer.concat(chunks).toString()
-    const key = secrets.get(req.url ?? '')
-    if (!key || !signatureValid(key, req.headers, body)) {
-      badSignatures++
-      res.writeHead(401).end()
-      return
-    }
-    const { quantity } = JSON.parse(body).data.order as { quantity: number }
-    setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ values: Array.from({ length: quantity }, () => randomBytes(8).toString('hex')) }))
-    }, ANSWER_MS)
-  })
+const receiver = new SignedReceiver((_req, res, body, signed) => {
+  requests++
+  if (!signed) {
+    res.writeHead(401).end()
+    return
+  }
+  const { quantity } = JSON.parse(body).data.order as { quantity: number }
+  setTimeout(() => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ values: Array.from({ length: quantity }, () => randomBytes(8).toString('hex')) }))
+  }, ANSWER_MS)
 })
 
 // ---------------------------------------------------------------- the service
 
-const bench = new ServiceInstances({ serverUrl: settings.DATABASE_URL, database: BENCH_DB, keepDatabase: settings.BENCH_KEEP_DB, redisUrl: settings.REDIS_URL, poolMax: POOL_MAX, log }, receiver)
+const bench = ServiceInstances.fromSettings(settings, log, receiver.server)
 const { instances, internalToken } = bench
 
 interface Shop { productId: string, fieldId: string }
@@ -86,7 +74,7 @@ async function setUpShops (instance: Server, receiverPort: number): Promise<Shop
     await bench.call(instance, 'PATCH', `/v1/products/${product.id}/stock`, apiKey, { autoDelivery: 'endpoint' })
     const path = `/s/${i}`
     const { secret } = await bench.call(instance, 'PUT', '/v1/delivery-endpoint', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
-    secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    receiver.accept(path, secret)
     shops.push({ productId: product.id, fieldId: product.fields[0].id })
   }
   return shops
@@ -149,7 +137,6 @@ async function backlogDrain (sql: postgres.Sql) {
 // ---------------------------------------------------------------- main
 
 async function main () {
-  cleanUpOnExit(DEADLINE_MS, () => bench.cleanup())
   const receiverPort = await bench.start(INSTANCES)
   const shops = await setUpShops(instances[0], receiverPort)
   log(`${elapsed()} ${INSTANCES} instance(s) up, ${SHOPS} shops with a delivery endpoint each; load average ${loadAverage()}`)
@@ -170,25 +157,21 @@ async function main () {
     const lines = [
       '',
       `Delivery endpoint: ${INSTANCES} instance(s), ${SHOPS} shops with one delivery endpoint each, receiver on 127.0.0.1 answering after ${ANSWER_MS} ms, DB_POOL_MAX=${POOL_MAX}, default WEBHOOK_* / DELIVERY_* settings`,
-      `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average before ${loadBefore}, after the steady run ${loadSteady}, after the backlog ${loadAfter}`,
+      machineLine({ before: loadBefore, steady: loadSteady, backlog: loadAfter }),
       '',
       `Steady ${RATE} purchases/s for ${DURATION_S} s through the API: ${steady.sent} purchases (${steady.failed} failed)`,
       `  purchase -> delivered (createdAt -> deliveredAt): p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
-      `  undelivered: ${steady.undelivered}; requests received ${requests}; bad signatures: ${badSignatures}`,
+      `  undelivered: ${steady.undelivered}; requests received ${requests}; bad signatures: ${receiver.badSignatures}`,
       `Backlog of ${backlog.orders} requests, one instance: ${backlog.orders - backlog.left} delivered in ${backlog.seconds.toFixed(1)} s = ${Math.round(backlog.rate)} attempts/s (left: ${backlog.left})`,
       '',
       `Target: p99 <= ${TARGET_P99_MS} ms at 100 purchases/s on two instances: ${p99 <= TARGET_P99_MS ? 'pass' : 'MISS'}`
     ]
     process.stdout.write(lines.join('\n') + '\n')
-    if (steady.undelivered > 0 || backlog.left > 0 || badSignatures > 0) throw new Error('orders were left undelivered or requests badly signed')
+    if (steady.undelivered > 0 || backlog.left > 0 || receiver.badSignatures > 0) throw new Error('orders were left undelivered or requests badly signed')
   } finally {
     await sql.end({ timeout: 2 })
     await bench.cleanup()
   }
 }
 
-main().then(() => process.exit(0), async (err) => {
-  log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
-  await bench.cleanup()
-  process.exit(1)
-})
+bench.run(DEADLINE_MS, main)

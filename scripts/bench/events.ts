@@ -1,5 +1,5 @@
 // `npm run bench:events`: the events feed under the load it is built for. See
-// docs/performance.md ("The events feed").
+// docs/performance/events.md.
 //
 //  1. Claims and seeds a bench database as `npm run bench` does (1 000 shops with
 //     a key and a product with automation each, 120 000 orders).

@@ -1,4 +1,4 @@
-// The feed scenario of `npm run bench` (docs/performance.md, "Sealed delivered
+// The feed scenario of `npm run bench` (docs/performance/sealed-values.md, "Sealed delivered
 // values"), over HTTP against the stock service (the values key set) and the
 // stock baseline (scripts/bench/baseline.ts, GET /v1/events): the first page of
 // 50 events of a shop's feed, every event an `order.delivered` whose order's

@@ -34,7 +34,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
-import { isDeepStrictEqual } from 'node:util'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { measureSides, type LoadSettings, type Schedule, type Side, type Workload } from './load.js'
@@ -48,10 +47,8 @@ import { benchSettings, scenariosOf, type Scenario } from './settings.js'
 import { preflightStock, seedStockBench, stockRun } from './stock.js'
 import { claimsRun, preflightClaims, seedClaimsBench } from './claims.js'
 import { feedRun, preflightFeed, seedFeedBench } from './feed.js'
-import {
-  CURSOR_AFTER_MESSAGE, MESSAGES_PER_POLLED_ORDER, createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize,
-  writeOps, type MainFixtures, type WriteOp, type WriteTarget
-} from './seed.js'
+import { messagesPoll, ordersList, preflightReads, preflightWrites, writes } from './hot-path.js'
+import { createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize, writeOps } from './seed.js'
 
 const settings = benchSettings('bench')
 const { DATABASE_URL, REDIS_URL, BENCH_POOLER_URL, BENCH_DB } = settings
@@ -78,92 +75,6 @@ const INTERNAL_TOKEN = 'bench-internal-token-0123456789'
 const STOCK_KEY = randomBytes(32)
 const databases = { main: BENCH_DB, small: `${BENCH_DB}_10k`, large: `${BENCH_DB}_1m`, stock: `${BENCH_DB}_stock` }
 let embeddedDir: string | null = null
-
-// ---------------------------------------------------------------- workloads
-
-const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` })
-const json = { 'content-type': 'application/json' }
-
-function ordersList (name: string, secrets: string[], path = '/v1/orders?status=paid&limit=20'): Workload {
-  let next = 0
-  return { name, next: () => ({ method: 'GET', path, headers: bearer(secrets[next++ % secrets.length]) }) }
-}
-
-function messagesPoll (fixtures: MainFixtures): Workload {
-  let next = 0
-  return {
-    name: 'messages poll',
-    next () {
-      const poll = fixtures.polls[next++ % fixtures.polls.length]
-      return { method: 'GET', path: `/v1/orders/${poll.orderId}/messages?limit=50&cursor=${encodeURIComponent(poll.cursor)}`, headers: bearer(poll.secret) }
-    }
-  }
-}
-
-const writeBodies: Record<WriteOp, string | undefined> = {
-  take: undefined,
-  deliver: JSON.stringify({ value: 'XXXX-YYYY-ZZZZ' }),
-  cancel: JSON.stringify({ reason: 'out of stock' }),
-  message: JSON.stringify({ text: 'Your key is on its way.' })
-}
-
-/** Each request on its own order (messages may repeat orders), each with a fresh Idempotency-Key. */
-function writes (op: WriteOp, targets: WriteTarget[], keyPrefix: string): Workload {
-  let next = 0
-  const body = writeBodies[op]
-  return {
-    name: op,
-    capacity: op === 'message' ? undefined : targets.length,
-    next () {
-      const n = next++
-      const target = targets[n % targets.length]
-      const path = op === 'message' ? `/v1/orders/${target.orderId}/messages` : `/v1/orders/${target.orderId}/${op}`
-      const headers = { ...bearer(target.secret), 'idempotency-key': `${keyPrefix}:${n}`, ...(body === undefined ? {} : json) }
-      return { method: 'POST', path, headers, body }
-    }
-  }
-}
-
-// ---------------------------------------------------------------- checks before loading
-
-async function call (server: Server, request: ReturnType<Workload['next']>): Promise<{ status: number, body: any }> {
-  const res = await fetch(`http://127.0.0.1:${server.port}${request.path}`, { method: request.method, headers: request.headers, body: request.body })
-  const text = await res.text()
-  return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text }
-}
-
-/** The baseline and the service answer the read workloads with the same JSON. */
-async function preflightReads (baseline: Server, service: Server, fixtures: MainFixtures) {
-  for (const workload of [ordersList('orders list', fixtures.readers), messagesPoll(fixtures)]) {
-    const request = workload.next()
-    const [b, s] = [await call(baseline, request), await call(service, request)]
-    if (b.status !== 200 || s.status !== 200 || !isDeepStrictEqual(b.body, s.body)) {
-      throw new Error(`preflight ${workload.name}: baseline ${b.status} and service ${s.status} differ\n${JSON.stringify(b.body).slice(0, 400)}\n${JSON.stringify(s.body).slice(0, 400)}`)
-    }
-    const data = s.body.data
-    const ok = workload.name === 'orders list'
-      ? data.orders.length === 20 && data.total > 20
-      : data.messages.length === MESSAGES_PER_POLLED_ORDER - CURSOR_AFTER_MESSAGE
-    if (!ok) throw new Error(`preflight ${workload.name}: unexpected data ${JSON.stringify(data).slice(0, 300)}`)
-    log(`preflight ${workload.name}: same JSON from both servers`)
-  }
-}
-
-/** One request of each write on both servers (on orders set aside for it): 2xx, same shape of answer. */
-async function preflightWrites (baseline: Server, service: Server, fixtures: MainFixtures) {
-  for (const op of writeOps) {
-    const answers = []
-    for (const server of [baseline, service]) {
-      const set = op === 'message' ? fixtures.writes.get('message')! : fixtures.writes.get(`${op}:${server === baseline ? 'baseline' : 'service'}:1`)!
-      const request = writes(op, op === 'message' ? set : [set.shift()!], `preflight:${op}:${server.name}`).next()
-      const answer = await call(server, request)
-      if (answer.status !== (op === 'message' ? 201 : 200)) throw new Error(`preflight ${op} on ${server.name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`)
-      answers.push(Object.keys(answer.body.data[op === 'message' ? 'message' : 'order']).sort())
-    }
-    if (!isDeepStrictEqual(answers[0], answers[1])) throw new Error(`preflight ${op}: the answers differ in shape: ${JSON.stringify(answers)}`)
-  }
-  log('preflight writes: 2xx from both servers, same shape')
-}
 
 // ---------------------------------------------------------------- main
 

@@ -1,6 +1,6 @@
 // `npm run bench:stats`: GET /v1/stats/sales (docs/sales-stats.md) against shops
-// with a long history, through HTTP. Targets (docs/performance.md, "Sales
-// statistics"): p99 ≤ 150 ms for a year of a shop with 1 000 000 orders grouped by
+// with a long history, through HTTP. Targets
+// (docs/performance/sales-stats.md): p99 ≤ 150 ms for a year of a shop with 1 000 000 orders grouped by
 // day and by product; a 30-day range no slower than 1.5× the same range of a shop
 // with 10 000 orders.
 //
@@ -171,7 +171,7 @@ report(`30 days, history (1 000 000 orders over two years) / small (10 000): ${r
 report(`a year by day, history / small: ${ratio(yearHistory, yearSmall).toFixed(2)}× at p50 (${show(yearHistory)} vs ${show(yearSmall)})`)
 report(`load average at the end: ${loadAverage()}`)
 
-// The plans, as Postgres ran them, for docs/performance.md.
+// The plans, as Postgres ran them, for docs/performance/sales-stats.md.
 const plans: Array<[string, Shop, string, { from: string, to: string }]> = [
   ['large, a year, by day', large, 'day', year],
   ['large, a year, by product', large, 'product', year],

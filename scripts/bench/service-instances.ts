@@ -1,14 +1,17 @@
 // What `npm run bench:webhooks` and `npm run bench:delivery` share
-// (docs/performance.md, "Webhooks" and "Delivery endpoint"): a database of their
+// (docs/performance/webhooks.md and delivery-endpoint.md): a database of their
 // own (one run per name at a time, dropped and recreated, migrated), the service
 // built and started on it as instances allowed to call a receiver on 127.0.0.1,
-// the API calls that set up the shops, the receiver's signature check, and the
-// teardown.
+// the API calls that set up the shops, the receiver and its signature check, the
+// report's machine line, and the teardown.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { IncomingHttpHeaders, Server as HttpServer } from 'node:http'
+import {
+  createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer,
+  type ServerResponse
+} from 'node:http'
 import os from 'node:os'
 import postgres from 'postgres'
-import { call, productBody, run, startService, stopAllServers, waitReady, type Server } from './processes.js'
+import { call, cleanUpOnExit, productBody, run, startService, stopAllServers, waitReady, type Server } from './processes.js'
 import { createDatabase, databaseUrl, dropDatabase } from './seed.js'
 
 export const percentile = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]
@@ -21,6 +24,49 @@ export function signatureValid (key: Buffer, headers: IncomingHttpHeaders, body:
     const given = Buffer.from(entry.slice(3), 'base64')
     return entry.startsWith('v1,') && given.length === expected.length && timingSafeEqual(given, expected)
   })
+}
+
+/** The bench's log line on stderr, `[bench:…] message`. */
+export const benchLog = (bench: string) => (message: string) => { process.stderr.write(`[${bench}] ${message}\n`) }
+
+/** The report's line on the machine and the load averages of the run's phases. */
+export const machineLine = (loads: { before: string, steady: string, backlog: string }) =>
+  `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
+  `load average before ${loads.before}, after the steady run ${loads.steady}, after the backlog ${loads.backlog}`
+
+/**
+ * The benches' receiver on node:http: each request's body read whole and its
+ * Standard Webhooks signature checked with the secret registered for its path
+ * (`accept`); `answer` gets the request, its body and whether it was well signed.
+ */
+export class SignedReceiver {
+  readonly server: HttpServer
+  badSignatures = 0
+  private readonly secrets = new Map<string, Buffer>()
+
+  constructor (answer: (req: IncomingMessage, res: ServerResponse, body: string, signed: boolean) => void) {
+    this.server = createHttpServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString()
+        const key = this.secrets.get(req.url ?? '')
+        const signed = key !== undefined && signatureValid(key, req.headers, body)
+        if (!signed) this.badSignatures++
+        answer(req, res, body, signed)
+      })
+    })
+  }
+
+  /** Requests to `path` are signed with the endpoint's `whsec_…` secret. */
+  accept (path: string, secret: string) {
+    this.secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
+  }
+}
+
+/** The settings the two benches start their instances with (scripts/bench/settings.ts). */
+export interface InstanceSettings {
+  DATABASE_URL: string, BENCH_DB: string, BENCH_KEEP_DB: boolean, REDIS_URL: string, DB_POOL_MAX: number
 }
 
 export interface ServiceInstancesOptions {
@@ -49,6 +95,30 @@ export class ServiceInstances {
 
   constructor (private readonly options: ServiceInstancesOptions, private readonly receiver: HttpServer) {
     this.url = databaseUrl(options.serverUrl, options.database)
+  }
+
+  static fromSettings (settings: InstanceSettings, log: (message: string) => void, receiver: HttpServer) {
+    return new ServiceInstances({
+      serverUrl: settings.DATABASE_URL,
+      database: settings.BENCH_DB,
+      keepDatabase: settings.BENCH_KEEP_DB,
+      redisUrl: settings.REDIS_URL,
+      poolMax: settings.DB_POOL_MAX,
+      log
+    }, receiver)
+  }
+
+  /**
+   * Runs the bench's `main` with everything torn down at exit or past `deadlineMs`;
+   * exits 0, or 1 once its failure is logged.
+   */
+  run (deadlineMs: number, main: () => Promise<void>) {
+    cleanUpOnExit(deadlineMs, () => this.cleanup())
+    main().then(() => process.exit(0), async (err) => {
+      this.options.log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
+      await this.cleanup()
+      process.exit(1)
+    })
   }
 
   /**

@@ -95,7 +95,7 @@ export const BENCH_VARIABLES = {
     '0 makes the baseline send unnamed statements (parsed and planned on every call)',
     { bench: true }),
   BENCH_POOLER_URL: variable(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// or postgresql:// URL of a transaction pooler in front of DATABASE_URL\'s server' }),
-    'the main service\'s requests go through this pooler, its session work to DATABASE_URL (docs/performance.md, "Behind PgBouncer")',
+    'the main service\'s requests go through this pooler, its session work to DATABASE_URL (docs/performance/pgbouncer.md)',
     { bench: undefined }),
   BENCH_BOT_WAVE_PAUSE_MS: variable(integer(0, 60_000, ' (milliseconds)'),
     'the pause between waves of 250 new long polls (a busy machine needs a longer one)',

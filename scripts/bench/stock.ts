@@ -1,4 +1,4 @@
-// The stock scenario of `npm run bench` (docs/performance.md, "Stock: instant
+// The stock scenario of `npm run bench` (docs/performance/stock.md, "Stock: instant
 // delivery"), all over HTTP against the service (`node dist/server.js` with
 // STOCK_ENCRYPTION_KEY, on a database of its own) and the baseline
 // (scripts/bench/baseline.ts, POST /internal/v1/orders doing the same row work):

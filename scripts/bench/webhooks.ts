@@ -1,5 +1,5 @@
 // `npm run bench:webhooks`: how fast events reach a webhook receiver. See
-// docs/performance.md ("Webhooks").
+// docs/performance/webhooks.md.
 //
 //  1. A dedicated database (BENCH_DB, default seller_api_bench_webhooks; dropped
 //     and recreated, one run per name at a time) is migrated; the service is
@@ -27,11 +27,9 @@
 //     instances and drops the database. Exits 1 if an event was lost.
 //
 // Settings: scripts/bench/settings.ts.
-import { createServer as createHttpServer } from 'node:http'
-import os from 'node:os'
 import postgres from 'postgres'
-import { cleanUpOnExit, cpuSeconds, elapsed, sleep, type Server } from './processes.js'
-import { loadAverage, percentile, ServiceInstances, signatureValid } from './service-instances.js'
+import { cpuSeconds, elapsed, sleep, type Server } from './processes.js'
+import { benchLog, loadAverage, machineLine, percentile, ServiceInstances, SignedReceiver } from './service-instances.js'
 import { eventWriter, seedEventBacklog } from './seed.js'
 import { benchSettings } from './settings.js'
 
@@ -49,7 +47,7 @@ const TARGET_P99_MS = 500
 /** Past this everything is torn down. */
 const DEADLINE_MS = 240_000
 
-const log = (message: string) => process.stderr.write(`[bench:webhooks] ${message}\n`)
+const log = benchLog('bench:webhooks')
 
 /** CPU seconds so far of the instances, and of their Postgres backends (Postgres must be local). */
 async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres: number }> {
@@ -65,27 +63,18 @@ async function cpuUsed (monitor: postgres.Sql): Promise<{ node: number, postgres
 
 interface Arrival { receivedAt: number, createdAt: number }
 const arrivals = new Map<string, Arrival>()
-let badSignatures = 0
-/** Signing secrets by receiver path (/s/<shop index>). */
-const secrets = new Map<string, Buffer>()
 
-const receiver = createHttpServer((req, res) => {
-  const chunks: Buffer[] = []
-  req.on('data', (c: Buffer) => chunks.push(c))
-  req.on('end', () => {
-    const receivedAt = Date.now()
-    const body = Buffer.concat(chunks).toString()
-    const key = secrets.get(req.url ?? '')
-    if (!key || !signatureValid(key, req.headers, body)) badSignatures++
-    const id = String(req.headers['webhook-id'])
-    if (!arrivals.has(id)) arrivals.set(id, { receivedAt, createdAt: Date.parse(JSON.parse(body).timestamp) })
-    res.writeHead(200).end()
-  })
+/** Each shop's endpoint is a path of its own (/s/<shop index>); a bad signature is counted, still answered 200. */
+const receiver = new SignedReceiver((req, res, body) => {
+  const receivedAt = Date.now()
+  const id = String(req.headers['webhook-id'])
+  if (!arrivals.has(id)) arrivals.set(id, { receivedAt, createdAt: Date.parse(JSON.parse(body).timestamp) })
+  res.writeHead(200).end()
 })
 
 // ---------------------------------------------------------------- the service
 
-const bench = new ServiceInstances({ serverUrl: settings.DATABASE_URL, database: BENCH_DB, keepDatabase: settings.BENCH_KEEP_DB, redisUrl: settings.REDIS_URL, poolMax: POOL_MAX, log }, receiver)
+const bench = ServiceInstances.fromSettings(settings, log, receiver.server)
 const { instances, internalToken } = bench
 const benchUrl = bench.url
 
@@ -97,7 +86,7 @@ async function setUpShops (instance: Server, receiverPort: number): Promise<Shop
     const { shopId, apiKey, product } = await bench.createShop(instance, i)
     const path = `/s/${i}`
     const { secret } = await bench.call(instance, 'POST', '/v1/webhook-endpoints', apiKey, { url: `http://127.0.0.1:${receiverPort}${path}` })
-    secrets.set(path, Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    receiver.accept(path, secret)
     // One real purchase gives the data of the events the store source records.
     const { order } = await bench.call(instance, 'POST', '/internal/v1/orders', internalToken, {
       productId: product.id, quantity: 1, fieldValues: [{ fieldId: product.fields[0].id, value: 'buyer@example.com' }]
@@ -205,7 +194,6 @@ async function backlogDrain (sql: postgres.Sql): Promise<BacklogResult> {
 // ---------------------------------------------------------------- main
 
 async function main () {
-  cleanUpOnExit(DEADLINE_MS, () => bench.cleanup())
   const receiverPort = await bench.start(INSTANCES)
   const monitor = bench.monitor!
   const shops = await setUpShops(instances[0], receiverPort)
@@ -234,22 +222,18 @@ async function main () {
   const lines = [
     '',
     `Webhooks: ${INSTANCES} instance(s), ${SHOPS} shops with one endpoint each, receiver on 127.0.0.1 answering 200 at once, DB_POOL_MAX=${POOL_MAX}, default WEBHOOK_* settings`,
-    `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; load average before ${loadBefore}, after the steady run ${loadSteady}, after the backlog ${loadAfter}`,
+    machineLine({ before: loadBefore, steady: loadSteady, backlog: loadAfter }),
     '',
     `Steady ${RATE} events/s for ${DURATION_S} s from ${SOURCE === 'api' ? 'purchases through the API' : 'the event store (the service\'s event statement)'}: ` +
       `${steady.sent} events (${steady.failed} failed; making one: p50 ${ms(steady.sourceP50)}, p99 ${ms(steady.sourceP99)})`,
     `  ${SOURCE === 'api' ? 'event createdAt' : 'commit'} -> received: p50 ${ms(percentile(steady.latencies, 0.5))}, p90 ${ms(percentile(steady.latencies, 0.9))}, p99 ${ms(p99)}, max ${ms(steady.latencies.at(-1) ?? NaN)}`,
-    `  lost: ${steady.lost}; bad signatures: ${badSignatures}; service ${perEvent(cpuStart, cpuSteady, steady.sent)}${SOURCE === 'api' ? ' (purchase + delivery)' : ' (delivery alone: the recording runs in this process)'}`,
+    `  lost: ${steady.lost}; bad signatures: ${receiver.badSignatures}; service ${perEvent(cpuStart, cpuSteady, steady.sent)}${SOURCE === 'api' ? ' (purchase + delivery)' : ' (delivery alone: the recording runs in this process)'}`,
     `Backlog of ${backlog.events} events: all delivered in ${backlog.seconds.toFixed(1)} s = ${Math.round(backlog.rate)} deliveries/s (lost: ${backlog.lost}); ${perEvent(cpuBeforeBacklog, cpuBacklog, backlog.events)} (delivery alone)`,
     '',
     `Target: p99 <= ${TARGET_P99_MS} ms at 200 events/s: ${p99 <= TARGET_P99_MS ? 'pass' : 'MISS'}`
   ]
   process.stdout.write(lines.join('\n') + '\n')
-  if (steady.lost > 0 || backlog.lost > 0 || badSignatures > 0) throw new Error('events were lost or badly signed')
+  if (steady.lost > 0 || backlog.lost > 0 || receiver.badSignatures > 0) throw new Error('events were lost or badly signed')
 }
 
-main().then(() => process.exit(0), async (err) => {
-  log(`FAILED: ${err instanceof Error ? err.message : String(err)}`)
-  await bench.cleanup()
-  process.exit(1)
-})
+bench.run(DEADLINE_MS, main)

@@ -2,12 +2,12 @@
 // `auto` exactly once, by whichever instance gets there first — also when one
 // of two instances is killed mid-way — escalated claims never; and the embedded
 // database runs the same sweep.
-import { setTimeout as pause } from 'node:timers/promises'
 import t from 'tap'
 import { act, ledger, orderIn } from '../fixtures/orders.js'
 import { createProduct, emailField } from '../fixtures/products.js'
 import { claimAction, openedClaim, operatorAction } from '../fixtures/claims.js'
 import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
+import { waitUntil } from '../fixtures/until.js'
 import { build, buildEmbedded, createShop, internalHeaders, type App, type ShopFixture } from '../helper.js'
 
 async function deliveredOrder (app: App, shop: ShopFixture, product: Parameters<typeof orderIn>[2]) {
@@ -15,12 +15,6 @@ async function deliveredOrder (app: App, shop: ShopFixture, product: Parameters<
   const res = await act(app, shop, order.id, 'deliver', { values: ['V-1'] })
   if (res.statusCode !== 200) throw new Error(res.body)
   return res.json().data.order as { id: string, amount: number }
-}
-
-/** Polls `condition` until it holds (or fails the wait with `what`). */
-async function until (condition: () => Promise<boolean>, withinMs: number, what: string) {
-  for (const end = Date.now() + withinMs; Date.now() < end; await pause(50)) if (await condition()) return
-  throw new Error(`not within ${withinMs} ms: ${what}`)
 }
 
 async function claimsOf (app: App, shop: ShopFixture) {
@@ -54,7 +48,7 @@ t.test('two instances, one killed mid-way: every due claim refunded exactly once
   await child.exited
   // Another in-process instance sweeps the rest.
   const b = await build(t, { CLAIM_SWEEP_INTERVAL_MS: 50 })
-  await until(async () => (await claimsOf(b, shop)).filter((c) => c.status === 'open').length === 0, 20_000, 'every due claim refunded')
+  await waitUntil('every due claim refunded', async () => (await claimsOf(b, shop)).filter((c) => c.status === 'open').length === 0, 20_000)
 
   const claims = await claimsOf(b, shop)
   const book = await ledger(b, shop.shopId)
@@ -77,7 +71,7 @@ t.test('a refund by the deadline of a completed order takes the credit back', as
   const order = await deliveredOrder(app, shop, product)
   await app.inject({ method: 'POST', url: `/internal/v1/orders/${order.id}/confirm`, headers: internalHeaders })
   const claim = await openedClaim(app, order.id)
-  await until(async () => (await claimsOf(app, shop)).every((c) => c.status === 'refunded'), 10_000, 'refunded by the deadline')
+  await waitUntil('refunded by the deadline', async () => (await claimsOf(app, shop)).every((c) => c.status === 'refunded'), 10_000)
   t.match((await claimsOf(app, shop))[0], { id: claim.id, resolution: { by: 'auto', amount: order.amount } })
   const book = await ledger(app, shop.shopId)
   t.same(book.entries.map((e) => e.kind).sort(), ['credit', 'debit', 'refund'])
@@ -90,7 +84,7 @@ t.test('the embedded database (PGlite) sweeps too', async (t) => {
   const product = await createProduct(app, shop, { fields: [emailField] })
   const order = await deliveredOrder(app, shop, product)
   await openedClaim(app, order.id)
-  await until(async () => (await claimsOf(app, shop))[0].status === 'refunded', 10_000, 'refunded on PGlite')
+  await waitUntil('refunded on PGlite', async () => (await claimsOf(app, shop))[0].status === 'refunded', 10_000)
   const res = await app.inject({ method: 'GET', url: `/v1/orders/${order.id}`, headers: shop.headers })
   t.equal(res.json().data.order.status, 'cancelled')
 })
@@ -105,7 +99,7 @@ t.test('an order cancelled while its claim is open: the shop\'s refund is refuse
   const refused = await claimAction(app, shop, claim.id, 'refund', {})
   t.equal(refused.statusCode, 409)
   t.equal(refused.json().error.code, 'ORDER_INVALID_STATUS')
-  await until(async () => (await claimsOf(app, shop))[0].status === 'refunded', 10_000, 'closed by the deadline')
+  await waitUntil('closed by the deadline', async () => (await claimsOf(app, shop))[0].status === 'refunded', 10_000)
   t.match((await claimsOf(app, shop))[0], { resolution: { by: 'auto', amount: null } })
   t.same((await ledger(app, shop.shopId)).entries.map((e) => e.kind), ['refund'], 'the cancel\'s refund only')
 })

@@ -11,6 +11,7 @@ import { recordSignals } from '../../db/stock/take.js'
 import { page, readAll, type FeedEvent } from '../fixtures/events.js'
 import { act, buy, confirm } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
+import { waitUntil } from '../fixtures/until.js'
 import { build, createShop, fileDatabaseUrl, internalHeaders } from '../helper.js'
 
 let sql: postgres.Sql
@@ -18,14 +19,10 @@ t.before(async () => { sql = postgres(await fileDatabaseUrl(), { max: 3, onnotic
 t.teardown(() => sql.end())
 
 /** Resolves once a statement of this database waits for a lock (fails after 10 s). */
-async function untilBlocked () {
-  for (let i = 0; i < 500; i++) {
-    const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
-    if (n > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('no statement is waiting for a lock')
-}
+const untilBlocked = () => waitUntil('a statement waiting for a lock', async () => {
+  const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+  return n > 0
+}, 10_000, 20)
 
 const summary = (events: FeedEvent[]) => events.map((e) => `${e.type} ${e.data.order?.id ?? e.data.orderId ?? e.data.productId}`)
 

@@ -12,6 +12,7 @@ import { repoRoot, runCli } from '../fixtures/cli.js'
 import { freePort } from '../fixtures/free-port.js'
 import { images, multipartBody } from '../fixtures/images.js'
 import { productInput } from '../fixtures/products.js'
+import { until } from '../fixtures/until.js'
 
 interface Running { child: ChildProcess, output: () => string, stdout: () => string, stderr: () => string, exited: Promise<number | null> }
 
@@ -26,13 +27,11 @@ async function start (env: Record<string, string>): Promise<Running> {
   child.stderr!.on('data', (chunk) => { output += chunk; stderr += chunk })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${env.PORT}/healthz`
-  for (let i = 0; i < 300; i++) {
+  const up = await until(async () => {
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
-    try {
-      if ((await fetch(url)).ok) return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited }
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+    return (await fetch(url).catch(() => undefined))?.ok === true
+  }, 30_000, 100)
+  if (up) return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited }
   child.kill('SIGKILL')
   throw new Error(`server did not start: ${output}`)
 }

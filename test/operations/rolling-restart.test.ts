@@ -14,6 +14,7 @@ import { startHaproxy, type Balancer } from '../fixtures/haproxy.js'
 import { startMixedLoad, type MixedLoad } from '../fixtures/mixed-load.js'
 import { createProduct } from '../fixtures/products.js'
 import { startServerProcess, type ServerProcess } from '../fixtures/server-process.js'
+import { waitUntil } from '../fixtures/until.js'
 import { startReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint } from '../fixtures/webhooks.js'
 import { build, createShop, fileDatabaseUrl, INTERNAL_TOKEN, type ShopFixture } from '../helper.js'
@@ -94,13 +95,12 @@ async function wholeFeed (shop: ShopFixture) {
 /** Waits until the bot has fulfilled every order the feed has, then stops the load. */
 async function settle (load: MixedLoad, shop: ShopFixture) {
   await load.stopBuying()
-  const until = Date.now() + 60_000
-  for (;;) {
-    const paid = (await wholeFeed(shop)).filter((e) => e.type === 'order.paid').map((e) => e.data.order.id)
-    if (paid.every((id) => load.fulfilled.has(id))) break
-    if (Date.now() > until) throw new Error(`not every order was fulfilled: ${paid.filter((id) => !load.fulfilled.has(id)).length} of ${paid.length} left`)
-    await pause(200)
-  }
+  let paid: string[] = []
+  await waitUntil(() => `every order to be fulfilled: ${paid.filter((id) => !load.fulfilled.has(id)).length} of ${paid.length} left`,
+    async () => {
+      paid = (await wholeFeed(shop)).filter((e) => e.type === 'order.paid').map((e) => e.data.order.id)
+      return paid.every((id) => load.fulfilled.has(id))
+    }, 60_000, 200)
   // The watchers catch up with the last events (a held poll is answered within ~100 ms).
   await pause(1000)
   await load.stop()

@@ -121,7 +121,7 @@ t.test('Claims: replace, refund and reject through the page do what /v1 does', a
   t.match(rejectedClaim, { status: 'rejected', resolution: { kind: 'rejected', by: 'seller', note } })
 
   const activity = await page(app, session, '/portal/activity')
-  t.match(activity.body, `Replaced 1 codes of the claim on order ${toReplace.orderId.slice(0, 8)} from stock`)
+  t.match(activity.body, `Replaced 1 code of the claim on order ${toReplace.orderId.slice(0, 8)} from stock`)
   t.match(activity.body, `Refunded order ${toRefund.orderId.slice(0, 8)} on its claim`)
   t.match(activity.body, `Rejected the claim on order ${toReject.orderId.slice(0, 8)}`)
   t.notMatch(activity.body, /CODE-|Sorry about that|redeemed/, 'no value and no note in the Activity page')

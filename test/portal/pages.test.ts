@@ -7,7 +7,7 @@ import { enterPortal, form, type PortalSession } from '../fixtures/portal.js'
 import { localJustInTime, valuesAnswer } from '../fixtures/delivery-endpoint.js'
 import { stockKey, stockProduct } from '../fixtures/stock.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
-import { setTimeout as pause } from 'node:timers/promises'
+import { waitUntil } from '../fixtures/until.js'
 import type { App } from '../helper.js'
 
 const post = (app: App, session: PortalSession, url: string, fields: Record<string, string | string[]>) =>
@@ -19,10 +19,7 @@ const post = (app: App, session: PortalSession, url: string, fields: Record<stri
   })
 
 /** Polls `condition` (a page's content) until it holds, for up to 20 s. */
-async function eventually (condition: () => Promise<boolean>, what: string) {
-  for (const end = Date.now() + 20_000; Date.now() < end; await pause(100)) if (await condition()) return
-  throw new Error(`timed out waiting until ${what}`)
-}
+const eventually = (condition: () => Promise<boolean>, what: string) => waitUntil(what, condition, 20_000, 100)
 
 /** A multipart body of text fields and one file. */
 function multipart (fields: Record<string, string>, file?: { name: string; content: string }) {

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream'
 import t from 'tap'
 import { buildApp, serverOptions } from '../../app.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { waitUntil } from '../fixtures/until.js'
 import { createEndpoint } from '../fixtures/webhooks.js'
 import { createShop, fileDatabaseUrl, INTERNAL_TOKEN, testConfig } from '../helper.js'
 import { loggedUrl, serializeError } from '../../lib/logging.js'
@@ -32,7 +33,7 @@ t.test('the database cut while a query carrying a webhook secret runs: no secret
     // The statement that stores the new secret is held on its way, then the database goes away.
     relay.pauseOn((chunk) => chunk.includes('whsec_'))
     const rotating = app.inject({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, headers: shop.headers })
-    while (!relay.paused) await new Promise((resolve) => setTimeout(resolve, 10))
+    await waitUntil('the statement held on its way', () => relay.paused, 10_000, 10)
     await relay.cut()
     relay.resume()
     const res = await rotating

@@ -13,6 +13,7 @@ import t from 'tap'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { SENTINEL_NAME, startSentinelTopology } from '../fixtures/redis-sentinel.js'
+import { waitUntil } from '../fixtures/until.js'
 import { build, createShop, type App } from '../helper.js'
 
 const ORDERS = 80
@@ -81,7 +82,7 @@ t.test('the primary killed under load: the promoted replica is used without a re
     }
   })
 
-  while (next < ORDERS / 4) await pause(20)
+  await waitUntil('a quarter of the orders taken', () => next >= ORDERS / 4, 60_000, 20)
   topology.killPrimary()
   const killedAt = Date.now()
   killed = true

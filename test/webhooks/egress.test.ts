@@ -7,17 +7,17 @@ import { build, createShop, type App, type ShopFixture } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
+import { waitUntil } from '../fixtures/until.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
 
 /** The endpoint's single delivery once its first attempt is recorded. */
 async function firstOutcome (app: App, shop: ShopFixture, endpointId: string) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const [delivery] = (await deliveries(app, shop, endpointId)).deliveries
-    if (delivery?.attempts >= 1 && delivery.lastAttemptAt && (delivery.lastError !== null || delivery.status === 'succeeded')) return delivery
-    if (Date.now() > until) throw new Error('no attempt recorded')
-    await pause(50)
-  }
+  let delivery: Record<string, any> | undefined
+  await waitUntil('an attempt recorded', async () => {
+    [delivery] = (await deliveries(app, shop, endpointId)).deliveries
+    return delivery?.attempts >= 1 && delivery!.lastAttemptAt && (delivery!.lastError !== null || delivery!.status === 'succeeded')
+  })
+  return delivery!
 }
 
 t.test('a name that resolves to a loopback address is refused at delivery time', async (t) => {

@@ -6,6 +6,7 @@ import { buildEmbedded, createShop } from '../helper.js'
 import { buy } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
+import { until } from '../fixtures/until.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
 
 t.test('webhooks are delivered on the embedded database', async (t) => {
@@ -29,12 +30,11 @@ t.test('webhooks are delivered on the embedded database', async (t) => {
   t.same(bodies.map((b) => b.type).sort(), ['order.paid', 'webhook.test'])
   t.equal(bodies.find((b) => b.type === 'order.paid')!.data.order.id, order.id)
   t.equal(receiver.attempts.length, 3, 'the first attempt failed and was retried')
-  const until = Date.now() + 10_000
-  let log = (await deliveries(app, shop, endpoint.id)).deliveries
-  while (log.some((d) => d.status !== 'succeeded') && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
+  let log: Array<Record<string, any>> = []
+  await until(async () => {
     log = (await deliveries(app, shop, endpoint.id)).deliveries
-  }
+    return log.every((d) => d.status === 'succeeded')
+  }, 10_000, 50)
   t.same(log.map((d) => d.status), ['succeeded', 'succeeded'])
   t.same(log.map((d) => d.attempts).sort(), [1, 2])
 })

@@ -8,6 +8,7 @@ import { createProduct } from '../fixtures/products.js'
 import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
 import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
+import { until } from '../fixtures/until.js'
 
 const EVENTS = 200
 
@@ -54,9 +55,8 @@ t.test('an instance killed mid-attempt loses nothing', async (t) => {
   t.same(receiver.overlaps, [], 'never two attempts of one event at once')
 
   // The log catches up once the last answers are recorded.
-  const until = Date.now() + 30_000
   let log: Array<Record<string, any>> = []
-  while (Date.now() < until) {
+  await until(async () => {
     log = []
     let cursor: string | null = ''
     while (cursor !== null) {
@@ -64,9 +64,8 @@ t.test('an instance killed mid-attempt loses nothing', async (t) => {
       log.push(...page.deliveries)
       cursor = page.nextCursor
     }
-    if (log.every((d) => d.status === 'succeeded')) break
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+    return log.every((d) => d.status === 'succeeded')
+  }, 30_000, 200)
   t.equal(log.length, EVENTS)
   t.same(log.filter((d) => d.status !== 'succeeded'), [], 'every delivery succeeded')
 })

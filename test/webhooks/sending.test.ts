@@ -10,6 +10,7 @@ import { build, createShop, fileDatabaseUrl, type App, type ShopFixture } from '
 import { act, buy, confirm, postAsBuyer } from '../fixtures/orders.js'
 import { createProduct } from '../fixtures/products.js'
 import { startReceiver, type ReceivedAttempt } from '../fixtures/webhook-receiver.js'
+import { until, waitUntil } from '../fixtures/until.js'
 import { createEndpoint, deliveries, localDelivery } from '../fixtures/webhooks.js'
 
 /** The body, if the attempt's signature verifies with `secret` (standardwebhooks throws otherwise). */
@@ -30,23 +31,21 @@ async function endpointState (app: App, shop: ShopFixture, id: string) {
 
 /** The endpoint's log once every delivery in it has succeeded (answers are recorded just after they are sent). */
 async function succeededLog (app: App, shop: ShopFixture, endpointId: string, count: number) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const log = (await deliveries(app, shop, endpointId, '?limit=100')).deliveries
-    if (log.length >= count && log.every((d) => d.status === 'succeeded')) return log
-    if (Date.now() > until) throw new Error(`timed out waiting for ${count} succeeded deliveries`)
-    await pause(50)
-  }
+  let log: Array<Record<string, any>> = []
+  await waitUntil(`${count} succeeded deliveries`, async () => {
+    log = (await deliveries(app, shop, endpointId, '?limit=100')).deliveries
+    return log.length >= count && log.every((d) => d.status === 'succeeded')
+  })
+  return log
 }
 
 async function waitForDelivery (app: App, shop: ShopFixture, endpointId: string, done: (d: Record<string, any>) => boolean, what: string) {
-  const until = Date.now() + 20_000
-  for (;;) {
-    const found = (await deliveries(app, shop, endpointId, '?limit=100')).deliveries.find(done)
-    if (found) return found
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await pause(50)
-  }
+  let found: Record<string, any> | undefined
+  await waitUntil(what, async () => {
+    found = (await deliveries(app, shop, endpointId, '?limit=100')).deliveries.find(done)
+    return found !== undefined
+  })
+  return found!
 }
 
 t.test('every kind of event arrives signed, with the event\'s data', async (t) => {
@@ -275,8 +274,7 @@ t.test('an endpoint that has failed for 5 days is disabled; enabling it resumes'
   // Five days pass with nothing but failures.
   await withSql(t, (sql) => sql`update webhook_endpoints set failing_since = now() - interval '5 days 1 minute' where id = ${endpoint.id}`)
   await buy(app, product)
-  const until = Date.now() + 20_000
-  while ((await endpointState(app, shop, endpoint.id)).enabled && Date.now() < until) await pause(50)
+  await until(async () => !(await endpointState(app, shop, endpoint.id)).enabled, 20_000, 50)
   const disabled = await endpointState(app, shop, endpoint.id)
   t.equal(disabled.enabled, false)
   t.match(disabled.disabledReason, /^Every delivery attempt since \d{4}-.* failed \(last: HTTP 500\.\)/)

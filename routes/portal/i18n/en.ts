@@ -1,5 +1,7 @@
 // The portal's texts in English. The navigation names and the API keys page's
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
+import type { EnPlural, Words } from './words.js'
+
 export const en = {
   'portal.name': 'Seller portal',
   'portal.skip': 'Skip to main content',
@@ -136,9 +138,6 @@ export const en = {
   'hooks.retry': 'Retry',
   'hooks.retried': 'The delivery is being attempted again now.',
   'hooks.noAnswer': 'no answer',
-  'hooks.status.pending': 'Pending',
-  'hooks.status.succeeded': 'Delivered',
-  'hooks.status.failed': 'Failed',
 
   'delivery.title': 'Delivery endpoint',
   'delivery.intro': 'For products set to deliver from your endpoint, the service asks this address for the goods of ' +
@@ -183,10 +182,6 @@ export const en = {
   'delivery.col.status': 'Status',
   'delivery.col.attempts': 'Attempts',
   'delivery.attempt': '{at}: {code}, {ms} ms',
-  'delivery.status.pending': 'Pending',
-  'delivery.status.succeeded': 'Delivered',
-  'delivery.status.failed': 'Failed',
-  'delivery.status.discarded': 'Not used',
 
   'stock.title': 'Stock',
   'stock.intro': 'Codes, keys and accounts the service keeps for your products and delivers the moment an order ' +
@@ -197,9 +192,6 @@ export const en = {
   'stock.col.available': 'Available',
   'stock.col.delivered': 'Delivered',
   'stock.col.removed': 'Removed',
-  'stock.auto.off': 'Off',
-  'stock.auto.stock': 'From stock',
-  'stock.auto.endpoint': 'From your delivery endpoint',
   'stock.productTitle': 'Stock: {title}',
   'stock.counts': 'Counts',
   'stock.lowThreshold': 'Low-stock warning at',
@@ -240,7 +232,6 @@ export const en = {
   'stock.col.added': 'Added',
   'stock.selectItem': 'Select the code {preview} added {date}',
   'stock.removeSelected': 'Remove selected codes',
-  'stock.removeTitle': 'Remove {count} codes?',
   'stock.removeText':
     'They will not be delivered. Their whole values are shown once on the next page so that you can keep them.',
   'stock.nothingSelected': 'Select at least one code to remove.',
@@ -265,18 +256,6 @@ export const en = {
   'claims.reportsOrder': 'The whole order is reported (it delivered no codes).',
   'claims.reportsValues': 'Codes reported: {count}',
   'claims.noDeadline': 'Escalated to the marketplace: no deadline',
-  'claims.reason.not_working': 'Does not work',
-  'claims.reason.already_used': 'Already used',
-  'claims.reason.wrong_item': 'Wrong item',
-  'claims.reason.other': 'Other',
-  'claims.status.open': 'Open',
-  'claims.status.escalated': 'Escalated',
-  'claims.status.replaced': 'Replaced',
-  'claims.status.refunded': 'Refunded',
-  'claims.status.rejected': 'Rejected',
-  'claims.by.seller': 'by the shop',
-  'claims.by.auto': 'automatically',
-  'claims.by.operator': 'by the marketplace',
   'claims.replace': 'Replace from stock',
   'claims.refund': 'Refund',
   'claims.reject': 'Reject',
@@ -299,10 +278,6 @@ export const en = {
   'sales.from': 'From',
   'sales.to': 'To',
   'sales.groupBy': 'Group by',
-  'sales.by.day': 'Day',
-  'sales.by.week': 'Week (from Monday)',
-  'sales.by.month': 'Month',
-  'sales.by.product': 'Product',
   'sales.tz': 'Time zone',
   'sales.tzHint': 'Days begin at midnight in this zone, for example Europe/Moscow or Asia/Yekaterinburg.',
   'sales.show': 'Show',
@@ -333,29 +308,54 @@ export const en = {
   'activity.col.what': 'What',
   'activity.col.session': 'Session',
   'activity.thisSession': '{id} (this one)',
-  'activity.session.entered': 'Opened the portal{readOnly}',
   'activity.session.entered.readOnly': ' (read-only)',
-  'activity.apiKey.created': 'Created the API key “{name}” ({prefix}…)',
-  'activity.apiKey.revoked': 'Revoked the API key “{name}” ({prefix}…)',
-  'activity.webhook.created': 'Added the webhook endpoint {host}',
-  'activity.webhook.updated': 'Changed the webhook endpoint {host}',
-  'activity.webhook.deleted': 'Deleted the webhook endpoint {host}',
-  'activity.webhook.rotated': 'Rotated the signing secret of {host}',
-  'activity.webhook.tested': 'Sent a test event to {host}',
-  'activity.webhook.retried': 'Retried a delivery to {host}',
-  'activity.delivery.saved': 'Set the delivery endpoint to {host}',
-  'activity.delivery.deleted': 'Deleted the delivery endpoint {host}',
-  'activity.delivery.rotated': 'Rotated the delivery endpoint\'s signing secret',
-  'activity.delivery.tested': 'Tested the delivery endpoint with “{product}”: {result}',
   'activity.delivery.tested.ok': 'the answer would deliver',
-  'activity.delivery.tested.bad': 'the answer would not deliver',
-  'activity.claim.replaced': 'Replaced {count} codes of the claim on order {order} from stock',
-  'activity.claim.refunded': 'Refunded order {order} on its claim',
-  'activity.claim.rejected': 'Rejected the claim on order {order}',
-  'activity.stock.added': 'Uploaded {added} codes to “{product}” ({duplicates} not added)',
-  'activity.stock.removed': 'Removed {count} codes from “{product}”',
-  'activity.stock.updated': 'Changed the stock settings of “{product}”'
+  'activity.delivery.tested.bad': 'the answer would not deliver'
 } as const
 
 export type MessageKey = keyof typeof en
 export type Messages = Record<MessageKey, string>
+
+export const enWords: Words<EnPlural> = {
+  claimStatus: {
+    open: 'Open',
+    escalated: 'Escalated',
+    replaced: 'Replaced',
+    refunded: 'Refunded',
+    rejected: 'Rejected'
+  },
+  claimReason: { not_working: 'Does not work', already_used: 'Already used', wrong_item: 'Wrong item', other: 'Other' },
+  resolvedBy: { seller: 'by the shop', auto: 'automatically', operator: 'by the marketplace' },
+  autoDelivery: { off: 'Off', stock: 'From stock', endpoint: 'From your delivery endpoint' },
+  salesGrouping: { day: 'Day', week: 'Week (from Monday)', month: 'Month', product: 'Product' },
+  attemptStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' },
+  deliveryRequestStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed', discarded: 'Not used' },
+  activity: {
+    'session.entered': 'Opened the portal{readOnly}',
+    'apiKey.created': 'Created the API key “{name}” ({prefix}…)',
+    'apiKey.revoked': 'Revoked the API key “{name}” ({prefix}…)',
+    'webhook.created': 'Added the webhook endpoint {host}',
+    'webhook.updated': 'Changed the webhook endpoint {host}',
+    'webhook.deleted': 'Deleted the webhook endpoint {host}',
+    'webhook.rotated': 'Rotated the signing secret of {host}',
+    'webhook.tested': 'Sent a test event to {host}',
+    'webhook.retried': 'Retried a delivery to {host}',
+    'delivery.saved': 'Set the delivery endpoint to {host}',
+    'delivery.deleted': 'Deleted the delivery endpoint {host}',
+    'delivery.rotated': 'Rotated the delivery endpoint\'s signing secret',
+    'delivery.tested': 'Tested the delivery endpoint with “{product}”: {result}',
+    'claim.replaced': {
+      one: 'Replaced {count} code of the claim on order {order} from stock',
+      other: 'Replaced {count} codes of the claim on order {order} from stock'
+    },
+    'claim.refunded': 'Refunded order {order} on its claim',
+    'claim.rejected': 'Rejected the claim on order {order}',
+    'stock.added': {
+      one: 'Uploaded {count} code to “{product}” ({duplicates} not added)',
+      other: 'Uploaded {count} codes to “{product}” ({duplicates} not added)'
+    },
+    'stock.removed': { one: 'Removed {count} code from “{product}”', other: 'Removed {count} codes from “{product}”' },
+    'stock.updated': 'Changed the stock settings of “{product}”'
+  },
+  removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' }
+}

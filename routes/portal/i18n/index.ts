@@ -1,22 +1,28 @@
 // The portal's two languages: the texts by key, filled in with `{name}` parameters,
-// and times and numbers written the locale's way.
+// the words of the enums' values and the texts with a count (words.ts), and times
+// and numbers written the locale's way.
 import type { PortalLocale } from '../../../domain/portal-token.js'
-import { en, type MessageKey, type Messages } from './en.js'
-import { ru } from './ru.js'
+import { en, enWords, type MessageKey, type Messages } from './en.js'
+import { ru, ruWords } from './ru.js'
+import { fill, pluralText, type Plural, type Words } from './words.js'
 
 const messages: Record<PortalLocale, Messages> = { en, ru }
+const words: Record<PortalLocale, Words> = { en: enWords, ru: ruWords }
 
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string
+/** A text with a count (a Words entry), in the form the count takes. */
+export type Pluralize = (text: Plural, count: number, params?: Record<string, string | number>) => string
 
 export function translator (locale: PortalLocale): Translate {
   const table = messages[locale]
-  return (key, params) => {
-    const text = table[key]
-    return params
-      ? text.replace(/\{(\w+)\}/g, (match, name: string) => (name in params ? String(params[name]) : match))
-      : text
-  }
+  return (key, params) => (params ? fill(table[key], params) : table[key])
 }
+
+/** The words of the enums' values in `locale`. */
+export const wordsOf = (locale: PortalLocale): Words => words[locale]
+
+export const pluralizer = (locale: PortalLocale): Pluralize => (text, count, params) =>
+  pluralText(locale, text, count, params)
 
 /** Times as `21 Nov 2026, 10:00 UTC`: the seller's time zone is not known, so the zone is named. */
 export function timeFormatter (locale: PortalLocale): (value: string | Date | null) => string {

@@ -1,5 +1,6 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import type { RuPlural, Words } from './words.js'
 
 export const ru: Messages = {
   'portal.name': 'Кабинет продавца',
@@ -137,9 +138,6 @@ export const ru: Messages = {
   'hooks.retry': 'Повторить',
   'hooks.retried': 'Отправка повторяется прямо сейчас.',
   'hooks.noAnswer': 'нет ответа',
-  'hooks.status.pending': 'Ожидает',
-  'hooks.status.succeeded': 'Доставлено',
-  'hooks.status.failed': 'Не доставлено',
 
   'delivery.title': 'Адрес выдачи',
   'delivery.intro': 'Для товаров с выдачей через ваш сервер сервис запрашивает по этому адресу товар для каждого ' +
@@ -185,10 +183,6 @@ export const ru: Messages = {
   'delivery.col.status': 'Состояние',
   'delivery.col.attempts': 'Попытки',
   'delivery.attempt': '{at}: {code}, {ms} мс',
-  'delivery.status.pending': 'Ожидает',
-  'delivery.status.succeeded': 'Выдан',
-  'delivery.status.failed': 'Не выдан',
-  'delivery.status.discarded': 'Не понадобился',
 
   'stock.title': 'Склад',
   'stock.intro': 'Коды, ключи и аккаунты, которые сервис хранит для ваших товаров и выдаёт сразу после оплаты. ' +
@@ -199,9 +193,6 @@ export const ru: Messages = {
   'stock.col.available': 'В наличии',
   'stock.col.delivered': 'Выдано',
   'stock.col.removed': 'Снято',
-  'stock.auto.off': 'Выключена',
-  'stock.auto.stock': 'Со склада',
-  'stock.auto.endpoint': 'С вашего адреса выдачи',
   'stock.productTitle': 'Склад: {title}',
   'stock.counts': 'Количество',
   'stock.lowThreshold': 'Предупреждать, когда останется',
@@ -244,7 +235,6 @@ export const ru: Messages = {
   'stock.col.added': 'Добавлен',
   'stock.selectItem': 'Выбрать код {preview}, добавленный {date}',
   'stock.removeSelected': 'Снять выбранные коды',
-  'stock.removeTitle': 'Снять со склада {count} кодов?',
   'stock.removeText':
     'Они не будут выданы. На следующей странице их значения будут показаны один раз, чтобы вы могли их сохранить.',
   'stock.nothingSelected': 'Выберите хотя бы один код.',
@@ -269,18 +259,6 @@ export const ru: Messages = {
   'claims.reportsOrder': 'Претензия ко всему заказу (кодов в нём не было).',
   'claims.reportsValues': 'Кодов в претензии: {count}',
   'claims.noDeadline': 'Передана маркетплейсу: срока нет',
-  'claims.reason.not_working': 'Не работает',
-  'claims.reason.already_used': 'Уже использован',
-  'claims.reason.wrong_item': 'Не тот товар',
-  'claims.reason.other': 'Другое',
-  'claims.status.open': 'Открыта',
-  'claims.status.escalated': 'У маркетплейса',
-  'claims.status.replaced': 'Заменено',
-  'claims.status.refunded': 'Возврат',
-  'claims.status.rejected': 'Отклонена',
-  'claims.by.seller': 'магазином',
-  'claims.by.auto': 'автоматически',
-  'claims.by.operator': 'маркетплейсом',
   'claims.replace': 'Заменить со склада',
   'claims.refund': 'Вернуть деньги',
   'claims.reject': 'Отклонить',
@@ -303,10 +281,6 @@ export const ru: Messages = {
   'sales.from': 'С',
   'sales.to': 'По',
   'sales.groupBy': 'Группировать',
-  'sales.by.day': 'По дням',
-  'sales.by.week': 'По неделям (с понедельника)',
-  'sales.by.month': 'По месяцам',
-  'sales.by.product': 'По товарам',
   'sales.tz': 'Часовой пояс',
   'sales.tzHint': 'Сутки начинаются в полночь по этому поясу, например Europe/Moscow или Asia/Yekaterinburg.',
   'sales.show': 'Показать',
@@ -339,26 +313,70 @@ export const ru: Messages = {
   'activity.col.what': 'Что',
   'activity.col.session': 'Сеанс',
   'activity.thisSession': '{id} (этот)',
-  'activity.session.entered': 'Вход в кабинет{readOnly}',
   'activity.session.entered.readOnly': ' (только просмотр)',
-  'activity.apiKey.created': 'Создан ключ API «{name}» ({prefix}…)',
-  'activity.apiKey.revoked': 'Отозван ключ API «{name}» ({prefix}…)',
-  'activity.webhook.created': 'Добавлен адрес для вебхуков {host}',
-  'activity.webhook.updated': 'Изменён адрес для вебхуков {host}',
-  'activity.webhook.deleted': 'Удалён адрес для вебхуков {host}',
-  'activity.webhook.rotated': 'Сменён секрет подписи {host}',
-  'activity.webhook.tested': 'Отправлено пробное событие на {host}',
-  'activity.webhook.retried': 'Повторена отправка на {host}',
-  'activity.delivery.saved': 'Задан адрес выдачи {host}',
-  'activity.delivery.deleted': 'Удалён адрес выдачи {host}',
-  'activity.delivery.rotated': 'Сменён секрет подписи адреса выдачи',
-  'activity.delivery.tested': 'Пробный запрос на адрес выдачи для «{product}»: {result}',
   'activity.delivery.tested.ok': 'заказ был бы выдан',
-  'activity.delivery.tested.bad': 'заказ не был бы выдан',
-  'activity.claim.replaced': 'Заменены со склада коды ({count}) из претензии к заказу {order}',
-  'activity.claim.refunded': 'Возвращены деньги за заказ {order} по претензии',
-  'activity.claim.rejected': 'Отклонена претензия к заказу {order}',
-  'activity.stock.added': 'Загружено кодов в «{product}»: {added} (не добавлено: {duplicates})',
-  'activity.stock.removed': 'Снято кодов из «{product}»: {count}',
-  'activity.stock.updated': 'Изменены настройки склада «{product}»'
+  'activity.delivery.tested.bad': 'заказ не был бы выдан'
+}
+
+export const ruWords: Words<RuPlural> = {
+  claimStatus: {
+    open: 'Открыта',
+    escalated: 'У маркетплейса',
+    replaced: 'Заменено',
+    refunded: 'Возврат',
+    rejected: 'Отклонена'
+  },
+  claimReason: {
+    not_working: 'Не работает',
+    already_used: 'Уже использован',
+    wrong_item: 'Не тот товар',
+    other: 'Другое'
+  },
+  resolvedBy: { seller: 'магазином', auto: 'автоматически', operator: 'маркетплейсом' },
+  autoDelivery: { off: 'Выключена', stock: 'Со склада', endpoint: 'С вашего адреса выдачи' },
+  salesGrouping: { day: 'По дням', week: 'По неделям (с понедельника)', month: 'По месяцам', product: 'По товарам' },
+  attemptStatus: { pending: 'Ожидает', succeeded: 'Доставлено', failed: 'Не доставлено' },
+  deliveryRequestStatus: { pending: 'Ожидает', succeeded: 'Выдан', failed: 'Не выдан', discarded: 'Не понадобился' },
+  activity: {
+    'session.entered': 'Вход в кабинет{readOnly}',
+    'apiKey.created': 'Создан ключ API «{name}» ({prefix}…)',
+    'apiKey.revoked': 'Отозван ключ API «{name}» ({prefix}…)',
+    'webhook.created': 'Добавлен адрес для вебхуков {host}',
+    'webhook.updated': 'Изменён адрес для вебхуков {host}',
+    'webhook.deleted': 'Удалён адрес для вебхуков {host}',
+    'webhook.rotated': 'Сменён секрет подписи {host}',
+    'webhook.tested': 'Отправлено пробное событие на {host}',
+    'webhook.retried': 'Повторена отправка на {host}',
+    'delivery.saved': 'Задан адрес выдачи {host}',
+    'delivery.deleted': 'Удалён адрес выдачи {host}',
+    'delivery.rotated': 'Сменён секрет подписи адреса выдачи',
+    'delivery.tested': 'Пробный запрос на адрес выдачи для «{product}»: {result}',
+    'claim.replaced': {
+      one: 'Заменён со склада {count} код из претензии к заказу {order}',
+      few: 'Заменены со склада {count} кода из претензии к заказу {order}',
+      many: 'Заменены со склада {count} кодов из претензии к заказу {order}',
+      other: 'Заменены со склада {count} кода из претензии к заказу {order}'
+    },
+    'claim.refunded': 'Возвращены деньги за заказ {order} по претензии',
+    'claim.rejected': 'Отклонена претензия к заказу {order}',
+    'stock.added': {
+      one: 'Загружен {count} код в «{product}» (не добавлено: {duplicates})',
+      few: 'Загружено {count} кода в «{product}» (не добавлено: {duplicates})',
+      many: 'Загружено {count} кодов в «{product}» (не добавлено: {duplicates})',
+      other: 'Загружено {count} кода в «{product}» (не добавлено: {duplicates})'
+    },
+    'stock.removed': {
+      one: 'Снят {count} код из «{product}»',
+      few: 'Снято {count} кода из «{product}»',
+      many: 'Снято {count} кодов из «{product}»',
+      other: 'Снято {count} кода из «{product}»'
+    },
+    'stock.updated': 'Изменены настройки склада «{product}»'
+  },
+  removeCodes: {
+    one: 'Снять со склада {count} код?',
+    few: 'Снять со склада {count} кода?',
+    many: 'Снять со склада {count} кодов?',
+    other: 'Снять со склада {count} кода?'
+  }
 }

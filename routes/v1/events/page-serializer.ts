@@ -5,7 +5,7 @@
 // validating the event against each kind in turn with Ajv: for a page of 50
 // order events that search cost about as much again as writing the JSON (100–140 µs
 // against 70 µs). Same bytes, same schemas; only the search is gone
-// (docs/performance.md, "The feed page over HTTP").
+// (docs/performance/sealed-values.md, "The feed page over HTTP").
 import fastJson from 'fast-json-stringify'
 import type { EventType } from '../../../domain/event-types.js'
 import { eventKinds, eventSchemas, type Event } from '../../../schemas/events.js'

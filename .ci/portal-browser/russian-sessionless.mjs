@@ -1,0 +1,64 @@
+// The portal's browser check (.ci/portal-browser.mjs), last part: the pages again in
+// Russian, and the pages without a session: a used link, too many link openings
+// from one address (429), a session that ended.
+import { check } from './session.mjs'
+
+/** `s`: the open session (session.mjs); `claimed`: the claims claimsAndActivity opened. */
+export async function russianAndSessionless (s, claimed) {
+  const { page, base, link, inspect, nav, heading } = s
+
+  // The same pages in Russian.
+  await page.getByRole('button', { name: 'Русский' }).click()
+  await heading('Журнал')
+  await inspect('ru-activity')
+  for (const [name, title] of [
+    ['ru-webhooks', 'Вебхуки'],
+    ['ru-delivery-endpoint', 'Адрес выдачи'],
+    ['ru-stock', 'Склад'],
+    ['ru-claims', 'Претензии']
+  ]) {
+    await nav(title).click()
+    await heading(title)
+    await inspect(name)
+  }
+  await page.getByRole('link', { name: `Отклонить претензию к заказу ${claimed[1].orderId.slice(0, 8)}` }).click()
+  await heading('Отклонить претензию?')
+  await page.getByRole('button', { name: 'Подтвердить' }).click()
+  await page.locator('.error-summary').waitFor()
+  await inspect('ru-claim-reject-refused')
+  await nav('Продажи').click()
+  await page.waitForURL(/[?&]tz=/)
+  await heading('Продажи')
+  await inspect('ru-sales')
+  await nav('Склад').click()
+  await heading('Склад')
+  await page.getByRole('link', { name: 'Steam wallet code, $10' }).click()
+  await heading('Склад: Steam wallet code, $10')
+  await inspect('ru-stock-product')
+  await page.getByRole('link', { name: 'Загрузить коды' }).click()
+  await heading('Загрузить коды: Steam wallet code, $10')
+  await page.getByRole('button', { name: 'Загрузить' }).click()
+  await page.locator('.error-summary').waitFor()
+  await inspect('ru-stock-upload-error')
+
+  // Pages without a session: a used link, and a session that ended.
+  await page.goto(link)
+  await heading('Ссылка больше не действует')
+  await inspect('link-invalid')
+  // More openings from this address than PUBLIC_RATE_LIMIT_MAX (3) in a window: a page in both languages.
+  let limited = null
+  for (let attempt = 0; attempt < 7 && limited === null; attempt++) {
+    const res = await page.goto(`${base}/portal/enter?token=portal_link_${'x'.repeat(43)}`)
+    if (res.status() === 429) limited = res
+  }
+  check(
+    limited !== null && Number(limited.headers()['retry-after']) > 0,
+    'too many link openings from one address: 429 with Retry-After'
+  )
+  await heading('Слишком много открытых ссылок')
+  await inspect('too-many-openings')
+  await s.context.clearCookies()
+  await page.goto(`${base}/portal/api-keys`)
+  await heading('Сеанс завершён')
+  await inspect('session-ended')
+}

@@ -1,0 +1,63 @@
+// The portal's words for the values of the service's enums (a claim's status, a
+// stock's delivery mode, an activity record's action…), one typed map per enum and
+// language: a value added to an enum without its word in both languages is a type
+// error in en.ts or ru.ts, not a key missing at run time. And the texts that hold a
+// count, in the forms Intl.PluralRules names for each language (ru: 1, 2, 5, 21 codes
+// take the forms one, few, many, one).
+import type { ClaimReason, ClaimStatus, ResolvedBy } from '../../../domain/claims.js'
+import type { PortalLocale } from '../../../domain/portal-token.js'
+import type { SalesGrouping } from '../../../domain/sales-stats.js'
+import type { SendStatus } from '../../../domain/webhook-sends.js'
+import type { DeliveryRequestStatus } from '../../../db/delivery-endpoint/requests.js'
+import type { AutoDelivery } from '../../../db/stock/take.js'
+
+/** What the portal records in the shop's activity log (routes/portal/activity.ts). */
+export const ACTIVITY_ACTIONS = [
+  'session.entered', 'apiKey.created', 'apiKey.revoked',
+  'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.rotated', 'webhook.tested', 'webhook.retried',
+  'delivery.saved', 'delivery.deleted', 'delivery.rotated', 'delivery.tested',
+  'claim.replaced', 'claim.refunded', 'claim.rejected',
+  'stock.added', 'stock.removed', 'stock.updated'
+] as const
+export type ActivityAction = typeof ACTIVITY_ACTIONS[number]
+/** The actions whose record counts codes: their text agrees with the count. */
+type CountingAction = 'claim.replaced' | 'stock.added' | 'stock.removed'
+
+/** A text with a count, in each plural form of English. */
+export type EnPlural = Record<'one' | 'other', string>
+/** A text with a count, in each plural form of Russian (`other`: fractions). */
+export type RuPlural = Record<'one' | 'few' | 'many' | 'other', string>
+export type Plural = EnPlural | RuPlural
+
+export interface Words<P extends Plural = Plural> {
+  claimStatus: Record<ClaimStatus, string>
+  claimReason: Record<ClaimReason, string>
+  /** Who settled a claim, as "settled {by}". */
+  resolvedBy: Record<ResolvedBy, string>
+  autoDelivery: Record<AutoDelivery, string>
+  salesGrouping: Record<SalesGrouping, string>
+  /** A webhook attempt's status in an endpoint's log. */
+  attemptStatus: Record<SendStatus, string>
+  deliveryRequestStatus: Record<DeliveryRequestStatus, string>
+  /** What an activity record says; `{name}` parameters are its details. */
+  activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
+  /** The confirmation of removing `{count}` codes from stock. */
+  removeCodes: P
+}
+
+const pluralRules: Record<PortalLocale, Intl.PluralRules> = {
+  en: new Intl.PluralRules('en'),
+  ru: new Intl.PluralRules('ru')
+}
+
+/** The form of `text` for `count` in `locale`, its `{name}` parameters filled in (`{count}` too). */
+export function pluralText (locale: PortalLocale, text: Plural, count: number,
+  params: Record<string, string | number> = {}): string {
+  const forms = text as Partial<Record<Intl.LDMLPluralRule, string>>
+  return fill(forms[pluralRules[locale].select(count)] ?? forms.other!, { count, ...params })
+}
+
+/** `text` with its `{name}` parameters replaced; an unknown one is left as it is. */
+export function fill (text: string, params: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (match, name: string) => (name in params ? String(params[name]) : match))
+}
