@@ -5,6 +5,7 @@ import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { DbConnection } from './db/core/client.js'
+import type { CompileCache } from './lib/compile-cache.js'
 import { seedTaxonomy } from './db/catalog/taxonomy.js'
 import auth from './plugins/auth.js'
 import claimDeadlines from './plugins/claim-deadlines.js'
@@ -37,13 +38,15 @@ export interface AppOptions {
   config: Config
   /** Use this open database instead of opening one from the config (left open on close). */
   dbConnection?: DbConnection
+  /** Reuse the validators and serializers this cache compiled for an earlier app of the process (the tests). */
+  compileCache?: CompileCache
 }
 
 export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(configPlugin, { config: options.config })
   await fastify.register(errors)
   await fastify.register(requestId)
-  await fastify.register(validation)
+  await fastify.register(validation, { compileCache: options.compileCache })
   await fastify.register(jsonBody)
   await fastify.register(db, { dbConnection: options.dbConnection })
   await fastify.register(redis)
@@ -101,7 +104,12 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
 }
 
 export async function buildApp (options: AppOptions, overrides: FastifyServerOptions = {}) {
-  const fastify = Fastify({ ...serverOptions(options.config), ...overrides }).withTypeProvider<TypeBoxTypeProvider>()
+  const cache = options.compileCache
+  const fastify = Fastify({
+    ...serverOptions(options.config),
+    ...(cache && { schemaController: { compilersFactory: { buildSerializer: cache.buildSerializer } } }),
+    ...overrides
+  }).withTypeProvider<TypeBoxTypeProvider>()
   await fastify.register(fp(app), options)
   await fastify.ready()
   return fastify

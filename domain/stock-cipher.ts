@@ -4,10 +4,28 @@
 // duplicates without storing anything readable. The same key seals the values
 // delivered to an order, bound to the order (domain/delivered-values.ts).
 // VALUES_ENCRYPTION_KEY_PREVIOUS still decrypts (and hashes) what the key before it wrote.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import {
+  createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomFillSync, type KeyObject
+} from 'node:crypto'
 
 const NONCE_BYTES = 12
 const TAG_BYTES = 16
+
+/**
+ * Nonces come from the CSPRNG 256 at a time (one call instead of 256: a call cost
+ * about as much as the encryption of a response, docs/performance.md), each slice
+ * copied out and used once, as Node's randomUUID does with its entropy.
+ */
+const nonces = { pool: Buffer.alloc(NONCE_BYTES * 256), next: NONCE_BYTES * 256 }
+function freshNonce (): Buffer {
+  if (nonces.next === nonces.pool.length) {
+    randomFillSync(nonces.pool)
+    nonces.next = 0
+  }
+  const nonce = Buffer.from(nonces.pool.subarray(nonces.next, nonces.next + NONCE_BYTES))
+  nonces.next += NONCE_BYTES
+  return nonce
+}
 
 /** The variable names, for the messages that tell an operator what to set. */
 export const KEY_VARIABLE = 'VALUES_ENCRYPTION_KEY'
@@ -26,7 +44,8 @@ export class StockKeyError extends Error {
 
 export interface EncryptedValue { ciphertext: Buffer, nonce: Buffer, keyId: string }
 
-interface Key { id: string, secret: Buffer, hashKey: Buffer }
+/** `cipherKey`: the secret as a KeyObject, made once rather than from the bytes at every call. */
+interface Key { id: string, cipherKey: KeyObject, hashKey: Buffer }
 
 const derive = (secret: Buffer, info: string,
   length: number) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, length))
@@ -44,7 +63,7 @@ function key (secret: Buffer): Key {
   // The id names the key without revealing it: a derived value, never the key's own bytes.
   return {
     id: derive(secret, 'seller-api stock key id', 8).toString('hex'),
-    secret,
+    cipherKey: createSecretKey(secret),
     hashKey: derive(secret, 'seller-api stock duplicate hash', 32)
   }
 }
@@ -67,8 +86,8 @@ export class StockCipher {
 
   /** Encrypts `value` for an item of `productId` (the product is authenticated with it). */
   encrypt (value: string, productId: string): EncryptedValue {
-    const nonce = randomBytes(NONCE_BYTES)
-    const cipher = createCipheriv('aes-256-gcm', this.current.secret, nonce)
+    const nonce = freshNonce()
+    const cipher = createCipheriv('aes-256-gcm', this.current.cipherKey, nonce)
     cipher.setAAD(Buffer.from(productId))
     const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final(), cipher.getAuthTag()])
     return { ciphertext, nonce, keyId: this.current.id }
@@ -80,8 +99,8 @@ export class StockCipher {
    */
   decrypt (item: EncryptedValue, productId: string, what = 'A stock item'): string {
     const secret = item.keyId === this.current.id
-      ? this.current.secret
-      : item.keyId === this.previous?.id ? this.previous.secret : null
+      ? this.current.cipherKey
+      : item.keyId === this.previous?.id ? this.previous.cipherKey : null
     if (!secret) throw unknownKeyError(what, item.keyId, this.current.id)
     try {
       const decipher = createDecipheriv('aes-256-gcm', secret, item.nonce)

@@ -15,8 +15,9 @@
 // and every second until done.
 //
 // The stored body is sealed under the values key (docs/security.md): the
-// response of a deliver, a take or a cancel carries the order's delivered
-// values, and neither Redis nor the database keeps them in clear.
+// response of a deliver or a cancel carries the order's delivered values, and
+// neither Redis nor the database keeps them in clear. A route whose answers can
+// never hold a value says so (`plainIdempotencyRecord`) and skips the sealing.
 import { createHash, randomUUID } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
@@ -24,13 +25,15 @@ import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
 import { DependencyUnavailableError } from '../domain/circuit-breaker.js'
 import { ApiError } from '../domain/errors.js'
-import { openResponseBody, sealResponse } from '../domain/sealed-responses.js'
+import { openResponseBody, sealResponse, type StoredResponse } from '../domain/sealed-responses.js'
 import type { Claim } from './idempotency-store.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Honour the Idempotency-Key header on this route. */
     idempotent?: boolean
+    /** No answer of this route ever holds a delivered value: its records are stored unsealed (docs/security.md). */
+    plainIdempotencyRecord?: boolean
   }
   interface FastifyRequest {
     /** The idempotency record this request claimed, if any. */
@@ -170,7 +173,10 @@ async function idempotencyPlugin (fastify: FastifyInstance, options: Idempotency
     return reply.code(statusCode).headers(headers).header('idempotency-replayed', 'true').send(body)
   }
 
-  async function storeIdempotentResponse (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  /** The onSend hook of a route: stores its finished response, sealed under the values key when `sealed`. */
+  const storeIdempotentResponse = (sealed: boolean) => async function storeResponse (
+    request: FastifyRequest, reply: FastifyReply, payload: unknown
+  ) {
     const claim = request.idempotencyClaim
     if (claim === null) return payload
     request.idempotencyClaim = null
@@ -181,13 +187,14 @@ async function idempotencyPlugin (fastify: FastifyInstance, options: Idempotency
     }
     try {
       const contentType = reply.getHeader('content-type')
+      const response: StoredResponse = {
+        statusCode: reply.statusCode,
+        headers: contentType ? { 'content-type': String(contentType) } : {},
+        body: payload
+      }
       await store.complete(key, {
         fingerprint: held.fingerprint,
-        response: sealResponse(fastify.stockCipher, key, {
-          statusCode: reply.statusCode,
-          headers: contentType ? { 'content-type': String(contentType) } : {},
-          body: payload
-        })
+        response: sealed ? sealResponse(fastify.stockCipher, key, response) : response
       }, ttlMs)
     } catch (err) {
       // The claim stays until its lock expires: releasing it would let a retry run a request that did run.
@@ -205,7 +212,7 @@ async function idempotencyPlugin (fastify: FastifyInstance, options: Idempotency
       headers: { ...headers, properties: { ...headers.properties, 'idempotency-key': IdempotencyKeyHeader } }
     }
     route.preHandler = [...toArray(route.preHandler), claimIdempotencyKey]
-    route.onSend = [...toArray(route.onSend), storeIdempotentResponse]
+    route.onSend = [...toArray(route.onSend), storeIdempotentResponse(route.config.plainIdempotencyRecord !== true)]
   })
 }
 

@@ -11,6 +11,7 @@ import addFormats from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { parseDateTime } from '../domain/date-time.js'
+import type { CompileCache } from '../lib/compile-cache.js'
 
 export function decimalPlaces (value: number): number {
   const text = String(value)
@@ -123,11 +124,16 @@ export function bodyValidator (schema: object): ValidateFunction {
   return validate
 }
 
-async function validationPlugin (fastify: FastifyInstance) {
+/** `compileCache`: validators compiled by an earlier app of this process are reused (lib/compile-cache.ts). */
+async function validationPlugin (fastify: FastifyInstance, options: { compileCache?: CompileCache }) {
   const bodyAjv = createAjv({ coerceTypes: false })
   const textAjv = createAjv({ coerceTypes: 'array' })
-  fastify.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : withFiniteNumbers(textAjv.compile(schema)))
+  const compile = (schema: object, httpPart?: string) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : withFiniteNumbers(textAjv.compile(schema))
+  const cache = options.compileCache
+  fastify.setValidatorCompiler(({ schema, httpPart }) => cache
+    ? cache.get(schema, httpPart === 'body' ? 'body validator' : 'text validator', () => compile(schema, httpPart))
+    : compile(schema, httpPart))
 }
 
 export default fp(validationPlugin, { name: 'validation' })

@@ -3,6 +3,7 @@
 import tap from 'tap'
 import type { InjectOptions, Response as LightMyRequestResponse } from 'light-my-request'
 import { buildApp, serverOptions } from '../app.js'
+import { CompileCache } from '../lib/compile-cache.js'
 import { driftProblems } from './fixtures/openapi-drift.js'
 import { loadConfig, type Config } from '../plugins/config.js'
 import { createTestDatabase, testRedisPrefix, testRedisUrl, withDatabase } from './fixtures/databases.js'
@@ -17,6 +18,14 @@ export const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef'
 export const internalHeaders = { authorization: `Bearer ${INTERNAL_TOKEN}` }
 
 let database: ReturnType<typeof createTestDatabase> | undefined
+
+/**
+ * The apps of one test file share the validators and serializers compiled for
+ * their schemas (lib/compile-cache.ts): each later app builds in about a third of
+ * the CPU. The files that call buildApp themselves (and every server process a
+ * test starts) still compile their own, as the service does.
+ */
+const compileCache = new CompileCache()
 
 /** This test file's database, created on first use and dropped (with its Redis keys) when the file ends. */
 export function fileDatabaseUrl (): Promise<string> {
@@ -80,7 +89,7 @@ function sweptLogger (config: Config) {
  */
 export async function build (t: Test, overrides: Partial<Config> = {}): Promise<App> {
   const config = await testConfig(overrides)
-  const app = await buildApp({ config }, { logger: sweptLogger(config) })
+  const app = await buildApp({ config, compileCache }, { logger: sweptLogger(config) })
   t.teardown(() => app.close())
   checkResponsesAgainstDocument(t, app)
   return app
@@ -92,7 +101,7 @@ export async function build (t: Test, overrides: Partial<Config> = {}): Promise<
  */
 export async function buildEmbedded (t: Test, overrides: Partial<Config> = {}): Promise<App> {
   const config = loadConfig({}, { DATA_DIR: 'memory://', INTERNAL_TOKEN, LOG_LEVEL: 'silent', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: 0, ...overrides })
-  const app = await buildApp({ config })
+  const app = await buildApp({ config, compileCache })
   t.teardown(() => app.close())
   return app
 }

@@ -1,11 +1,14 @@
 // Idempotency (docs/api-rules.md, idempotency), against both stores: Redis (REDIS_URL set) and
 // the idempotency_records table (no Redis).
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import t, { type Test } from 'tap'
 import type { Config } from '../../plugins/config.js'
 import { createProduct } from '../fixtures/products.js'
 import { act, buy, ledger, orderIn } from '../fixtures/orders.js'
+import { testRedisPrefix, testRedisUrl } from '../fixtures/databases.js'
+import { stockKey } from '../fixtures/stock.js'
 import { build, createShop, fileDatabaseUrl, type App, type ShopFixture } from '../helper.js'
 
 const stores: Array<[string, Partial<Config>]> = [['redis', {}], ['database', { REDIS_URL: undefined }]]
@@ -62,6 +65,27 @@ async function holdOrderRow (orderId: string) {
       await done
       await sql.end()
     }
+  }
+}
+
+/** The response stored for `storeKey` (shop id, colon, Idempotency-Key), as the store holds it. */
+async function storedResponse (store: string, storeKey: string): Promise<{ body: string, keyId?: string }> {
+  const databaseUrl = await fileDatabaseUrl()
+  if (store === 'redis') {
+    const redis = new Redis(testRedisUrl())
+    try {
+      const text = await redis.get(`${testRedisPrefix(new URL(databaseUrl).pathname.slice(1))}idem:${storeKey}`)
+      return JSON.parse(text!).response
+    } finally {
+      redis.disconnect()
+    }
+  }
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  try {
+    const [row] = await sql`select response from idempotency_records where key = ${storeKey}`
+    return row.response
+  } finally {
+    await sql.end()
   }
 }
 
@@ -201,6 +225,29 @@ for (const [store, overrides] of stores) {
       t.equal(ma.statusCode, 201)
       t.equal(mb.statusCode, 201)
       t.notOk(mb.headers['idempotency-replayed'])
+    })
+
+    t.test('a deliver\'s record is sealed; a take\'s, whose answer holds no value, is stored as sent', async (t) => {
+      const { app, shop, product } = await setup(t, { ...overrides, VALUES_ENCRYPTION_KEY: stockKey() })
+      const order = await buy(app, product)
+      const take = await act(app, shop, order.id, 'take', undefined, { 'idempotency-key': 'sealing-take' })
+      const value = 'SEALED-VALUE-0123456789'
+      const deliver = await act(app, shop, order.id, 'deliver', { value }, { 'idempotency-key': 'sealing-deliver' })
+      t.equal(take.statusCode, 200)
+      t.equal(deliver.statusCode, 200)
+      t.ok(deliver.body.includes(value), 'the deliver\'s answer carries the value')
+      const delivered = await storedResponse(store, `${shop.shopId}:sealing-deliver`)
+      t.ok(delivered.keyId, 'the deliver\'s record names the key that sealed it')
+      t.notOk(JSON.stringify(delivered).includes(value.slice(0, 6)), 'and holds no part of the value')
+      const taken = await storedResponse(store, `${shop.shopId}:sealing-take`)
+      t.equal(taken.keyId, undefined, 'the take\'s record is not sealed')
+      t.equal(taken.body, take.body, 'it holds the answer as sent')
+      t.same(take.json().data.order.deliveredValues, [], 'which holds no value')
+      for (const [action, first, key] of [['take', take, 'sealing-take'], ['deliver', deliver, 'sealing-deliver']] as const) {
+        const again = await act(app, shop, order.id, action, action === 'deliver' ? { value } : undefined, { 'idempotency-key': key })
+        t.equal(again.headers['idempotency-replayed'], 'true')
+        t.equal(again.body, first.body, `the ${action} replayed byte for byte`)
+      }
     })
 
     t.test('a key is forgotten after IDEMPOTENCY_TTL_S', async (t) => {

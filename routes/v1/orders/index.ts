@@ -70,7 +70,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.post('/:id/take', {
-    config: { idempotent: true },
+    // Taken only from `paid`, and no write attaches values to an order it leaves paid: no value in the answer.
+    config: { idempotent: true, plainIdempotencyRecord: true },
     schema: {
       operationId: 'takeOrder',
       tags: ['orders'],
