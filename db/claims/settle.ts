@@ -92,7 +92,7 @@ export async function replaceLocked (
   let signals: StockSignal[] = []
   if (values === undefined) {
     if (!input.cipher) {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'Stock values cannot be read: STOCK_ENCRYPTION_KEY is not set.')
+      throw new ApiError('SERVICE_UNAVAILABLE', 'Stock values cannot be read: VALUES_ENCRYPTION_KEY is not set.')
     }
     const taken = await takeReplacements(tx, input.cipher, product, order.id,
       await orderOptionKey(tx, product, order.fieldValues, reported), indexes)

@@ -1,4 +1,4 @@
-// Re-encryption of stock items under the current STOCK_ENCRYPTION_KEY (docs/stock.md):
+// Re-encryption of stock items under the current VALUES_ENCRYPTION_KEY (docs/stock.md):
 // in batches, each its own short transaction, so it can stop and resume at any
 // point (only items under another key are left to do). Items a purchase holds
 // are skipped and picked up by the next batch; purchases skip the batch's.

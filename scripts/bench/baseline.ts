@@ -31,7 +31,7 @@
 //
 // Env (set by the bench that starts it): PORT, DATABASE_URL, DB_POOL_MAX,
 // BENCH_BASELINE_PREPARE (`0`: unnamed statements), INTERNAL_TOKEN,
-// STOCK_ENCRYPTION_KEY (base64 of 32 bytes).
+// VALUES_ENCRYPTION_KEY (base64 of 32 bytes).
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import postgres from 'postgres'
@@ -43,7 +43,7 @@ const sql = postgres(env.DATABASE_URL!, {
   onnotice: () => {},
   connection: { application_name: 'seller-api-bench-baseline' }
 })
-const stockKey = env.STOCK_ENCRYPTION_KEY ? Buffer.from(env.STOCK_ENCRYPTION_KEY, 'base64') : null
+const stockKey = env.VALUES_ENCRYPTION_KEY ? Buffer.from(env.VALUES_ENCRYPTION_KEY, 'base64') : null
 const app = Fastify({ logger: false })
 
 // ---------------------------------------------------------------- SQL of the API's shapes

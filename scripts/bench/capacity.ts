@@ -75,12 +75,12 @@ async function main () {
     WEBHOOK_ALLOW_PRIVATE: 'true',
     // Counted, never shed.
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
-    STOCK_ENCRYPTION_KEY: stockKey
+    VALUES_ENCRYPTION_KEY: stockKey
   }, { fromSource: true })
   // The bare baseline of `npm run bench` (scripts/bench/baseline.ts), for the stock purchase's counts beside the service's.
   const baselinePort = await freePort()
   const baseline = startServer('baseline', ['--input-type=module', '--eval', transpiled('baseline.ts')], {
-    PORT: String(baselinePort), DATABASE_URL: url, DB_POOL_MAX: '10', INTERNAL_TOKEN: TOKEN, STOCK_ENCRYPTION_KEY: stockKey
+    PORT: String(baselinePort), DATABASE_URL: url, DB_POOL_MAX: '10', INTERNAL_TOKEN: TOKEN, VALUES_ENCRYPTION_KEY: stockKey
   }, baselinePort, 'seller-api-bench-baseline')
   await Promise.all([waitReady(service), waitReady(baseline)])
   /** Requests the service holds right now (its metrics). */

@@ -1,5 +1,5 @@
 // The claims scenario of `npm run bench` (docs/performance/claims.md, "Claims: replaced
-// from stock"), over HTTP against the stock service (STOCK_ENCRYPTION_KEY set)
+// from stock"), over HTTP against the stock service (VALUES_ENCRYPTION_KEY set)
 // and the stock baseline (scripts/bench/baseline.ts, POST /v1/claims/{id}/replace
 // doing the same row work in one transaction): the seller's replace from stock,
 // each request on an open claim of its own (seeded by scripts/bench/seed.ts:

@@ -71,7 +71,7 @@ const EMBEDDED_PAID = 10_000
 const DEADLINE_MS = 5 * 60_000 + RUNS * 5 * 60_000
 
 const INTERNAL_TOKEN = 'bench-internal-token-0123456789'
-/** The stock database's STOCK_ENCRYPTION_KEY, given to the service and to the baseline. */
+/** The stock database's VALUES_ENCRYPTION_KEY, given to the service and to the baseline. */
 const STOCK_KEY = randomBytes(32)
 const databases = { main: BENCH_DB, small: `${BENCH_DB}_10k`, large: `${BENCH_DB}_1m`, stock: `${BENCH_DB}_stock` }
 let embeddedDir: string | null = null
@@ -143,7 +143,7 @@ async function startBaseline (name: string, database: string): Promise<Server> {
     DATABASE_URL: databaseUrl(DATABASE_URL, database),
     DB_POOL_MAX: String(POOL_MAX),
     INTERNAL_TOKEN,
-    STOCK_ENCRYPTION_KEY: STOCK_KEY.toString('base64')
+    VALUES_ENCRYPTION_KEY: STOCK_KEY.toString('base64')
   }, port, 'seller-api-bench-baseline')
 }
 
@@ -194,7 +194,7 @@ async function main () {
   const stockService = stockSeeded
     // Never shedding, as the baseline never does: a 503 would end the bench.
     ? await startService('service stock', {
-      ...withRedis(databases.stock, redisPrefixes.stock), STOCK_ENCRYPTION_KEY: STOCK_KEY.toString('base64'), PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
+      ...withRedis(databases.stock, redisPrefixes.stock), VALUES_ENCRYPTION_KEY: STOCK_KEY.toString('base64'), PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
     })
     : null
   const stockBaseline = stockSeeded ? await startBaseline('baseline stock', databases.stock) : null

@@ -39,7 +39,7 @@ async function insertStockItems (sql: Sql, cipher: StockCipher, shopId: string, 
 /**
  * One shop per name, one external product per spec at 10.00
  * with `autoDelivery: stock`, no fields, and `items` items encrypted under
- * `stockKey` (the service's STOCK_ENCRYPTION_KEY).
+ * `stockKey` (the service's VALUES_ENCRYPTION_KEY).
  */
 export async function seedStock (url: string, stockKey: Buffer, specs: StockProductSpec[]): Promise<StockProduct[]> {
   const cipher = new StockCipher(stockKey)

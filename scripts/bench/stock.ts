@@ -1,6 +1,6 @@
 // The stock scenario of `npm run bench` (docs/performance/stock.md, "Stock: instant
 // delivery"), all over HTTP against the service (`node dist/server.js` with
-// STOCK_ENCRYPTION_KEY, on a database of its own) and the baseline
+// VALUES_ENCRYPTION_KEY, on a database of its own) and the baseline
 // (scripts/bench/baseline.ts, POST /internal/v1/orders doing the same row work):
 //  - purchases with instant delivery, each of a random one of SHOPS shops with
 //    one stock product (SHOPS per side), the two sides taking turns in slices

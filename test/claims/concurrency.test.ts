@@ -12,7 +12,7 @@ import { build, createShop, type App, type ShopFixture } from '../helper.js'
 
 const key = stockKey()
 const instances = async (t: Parameters<typeof build>[0]) => {
-  const options = { STOCK_ENCRYPTION_KEY: key, RATE_LIMIT_MAX: 100_000 }
+  const options = { VALUES_ENCRYPTION_KEY: key, RATE_LIMIT_MAX: 100_000 }
   return [await build(t, options), await build(t, options)] as const
 }
 

@@ -14,7 +14,7 @@ async function feedTypes (app: App, shop: ShopFixture) {
 }
 
 async function setup (t: Parameters<typeof build>[0], overrides = {}) {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey(), ...overrides })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey(), ...overrides })
   const shop = await createShop(app)
   const product = await createProduct(app, shop, { fields: [emailField] })
   return { app, shop, product }

@@ -17,7 +17,7 @@ async function stock (app: App, shop: ShopFixture, productId: string) {
 }
 
 t.test('replace from stock: oldest first, reported items defective, order.updated then claim.resolved', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock' })
   await addValues(app, shop, product.id, ['KEY-A', 'KEY-B', 'KEY-C', 'KEY-D', 'KEY-E'])
@@ -62,7 +62,7 @@ t.test('replace from stock: oldest first, reported items defective, order.update
 })
 
 t.test('replace with the seller\'s values; counts checked; refusals change nothing', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock' })
   await addValues(app, shop, product.id, ['KEY-1', 'KEY-2'])
@@ -89,7 +89,7 @@ t.test('replace with the seller\'s values; counts checked; refusals change nothi
 })
 
 t.test('a claim that reports no value cannot be replaced', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock' })
   await addValues(app, shop, product.id, ['KEY-1', 'KEY-2'])
@@ -101,7 +101,7 @@ t.test('a claim that reports no value cannot be replaced', async (t) => {
 })
 
 t.test('auto replace: at once in the opening, at most once per order; short stock leaves it open', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock', autoReplace: true })
   t.match(await stock(app, shop, product.id), { autoReplace: true, defective: 0 })

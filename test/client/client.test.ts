@@ -144,7 +144,7 @@ t.test('productInput: a GET product PUT back (active renamed to isActive) comes 
 })
 
 t.test('addStock sends a big list in calls of 10 000, each with its own Idempotency-Key', async (t) => {
-  const { baseUrl, shop, app } = await listening(t, { STOCK_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })
+  const { baseUrl, shop, app } = await listening(t, { VALUES_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })
   const product = await createProduct(app, shop)
   const { seen, fetch } = recordingFetch()
   const seller = createSellerClient({ baseUrl, apiKey: shop.apiKey, fetch })

@@ -91,7 +91,7 @@ t.test('3.1, a relative server, money without multipleOf, response enums, the sm
 })
 
 t.test('the webhooks section: every request the service sends matches it, body and headers', async (t) => {
-  const app = await build(t, { ...localJustInTime, STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { ...localJustInTime, VALUES_ENCRYPTION_KEY: stockKey() })
   const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
   t.same(Object.keys(document.webhooks).sort(), [...eventTypes, WEBHOOK_TEST_EVENT, DELIVERY_REQUEST_TYPE].sort(), 'one webhook per kind, the test, the delivery request')
 

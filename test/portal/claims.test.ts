@@ -38,7 +38,7 @@ async function claimedOrders (app: App, count: number, codes = count) {
 }
 
 t.test('Claims: waiting claims first, settled ones after, each list paged, in both languages', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const { shop, claims } = await claimedOrders(app, 25)
   // 22 rejected (settled), 1 escalated, 2 open: the waiting ones are the last opened.
   for (const claim of claims.slice(0, 23)) {
@@ -74,7 +74,7 @@ t.test('Claims: waiting claims first, settled ones after, each list paged, in bo
 })
 
 t.test('Claims: replace, refund and reject through the page do what /v1 does', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const { shop, product, claims } = await claimedOrders(app, 3, 4)
   const session = await enterPortal(app, shop.shopId, { locale: 'en' })
   const [toReplace, toRefund, toReject] = claims
@@ -128,7 +128,7 @@ t.test('Claims: replace, refund and reject through the page do what /v1 does', a
 })
 
 t.test('Claims: refusals change nothing (state, short stock, CSRF, read-only, another shop)', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const { shop, product, claims } = await claimedOrders(app, 2)
   const [rejectedClaim, openClaim] = claims
   t.equal((await claimAction(app, shop, rejectedClaim.id, 'reject', { note: 'No' })).statusCode, 200)
@@ -179,7 +179,7 @@ t.test('Claims: refusals change nothing (state, short stock, CSRF, read-only, an
 })
 
 t.test('Stock: autoReplace is set on the settings page, as PATCH sets it', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock' })
   const session = await enterPortal(app, shop.shopId, { locale: 'en' })

@@ -206,7 +206,7 @@ t.test("Webhooks: the API's URL rules and limit, the secret once, a test deliver
 })
 
 t.test('Stock: upload pasted and from a file, settings, removal with the codes shown once', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'off' })
   const session = await enterPortal(app, shop.shopId, { locale: 'en' })

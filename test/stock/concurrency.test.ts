@@ -51,8 +51,8 @@ async function check (t: Tap, app: App, shop: ShopFixture, productId: string, or
 
 t.test('purchases on two instances racing adds and removes', async (t) => {
   const key = stockKey()
-  const a = await build(t, { STOCK_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
-  const b = await build(t, { STOCK_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
+  const a = await build(t, { VALUES_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
+  const b = await build(t, { VALUES_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
   for (let round = 0; round < ROUNDS; round++) {
     const shop = await createShop(a, `race ${round}`)
     const product = await stockProduct(a, shop, { autoDelivery: 'stock' })
@@ -86,8 +86,8 @@ t.test('purchases on two instances racing adds and removes', async (t) => {
 
 t.test('waiting orders filled by an upload racing new purchases', async (t) => {
   const key = stockKey()
-  const a = await build(t, { STOCK_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
-  const b = await build(t, { STOCK_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
+  const a = await build(t, { VALUES_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
+  const b = await build(t, { VALUES_ENCRYPTION_KEY: key, DB_POOL_MAX: 8 })
   for (let round = 0; round < ROUNDS; round++) {
     const shop = await createShop(a, `fill ${round}`)
     const product = await stockProduct(a, shop, { autoDelivery: 'stock' })

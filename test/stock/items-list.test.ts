@@ -31,7 +31,7 @@ const codeNumbered = (n: number) => `${String(n).padStart(4, '0')}-CODE-${n}`
 const numberOf = (item: ListedItem) => Number(item.preview.slice(0, 4))
 
 t.test('more than 100 items from several uploads: newest first, each page after the last, every item once', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey(), RATE_LIMIT_MAX: 100_000 })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey(), RATE_LIMIT_MAX: 100_000 })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, {}, {
     fields: [{ type: 'select', label: 'Region', required: true, multiple: false, options: [{ label: 'EU', price: 0 }, { label: 'US', price: 0 }] }]
@@ -89,7 +89,7 @@ t.test('more than 100 items from several uploads: newest first, each page after 
 })
 
 t.test('after 10 000 codes and one more, limit=1 gives the one more; the next page the 10 000th', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey(), RATE_LIMIT_MAX: 100_000 })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey(), RATE_LIMIT_MAX: 100_000 })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'off' })
   await addValues(app, shop, product.id, Array.from({ length: 10_000 }, (_, i) => `BULK-${i + 1}-XXXX`))

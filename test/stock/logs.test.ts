@@ -10,7 +10,7 @@ import { createShop, testConfig } from '../helper.js'
 t.test('stock values stay out of the logs', async (t) => {
   let logs = ''
   const stream = new Writable({ write (chunk, _encoding, done) { logs += chunk.toString(); done() } })
-  const config = await testConfig({ LOG_LEVEL: 'trace', STOCK_ENCRYPTION_KEY: stockKey() })
+  const config = await testConfig({ LOG_LEVEL: 'trace', VALUES_ENCRYPTION_KEY: stockKey() })
   const app = await buildApp({ config }, { logger: { ...(serverOptions(config).logger as object), stream } })
   t.teardown(() => app.close())
 

@@ -11,7 +11,7 @@ async function feed (app: App, shop: ShopFixture) {
 }
 
 t.test('a new product has an empty stock with the defaults', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, {})
   const res = await stockCall(app, shop, product.id, 'GET', '')
@@ -22,7 +22,7 @@ t.test('a new product has an empty stock with the defaults', async (t) => {
 })
 
 t.test('purchase delivered from stock in its own transaction, with its events', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock', lowStockThreshold: 2 })
   const added = await addValues(app, shop, product.id, ['  CODE-AAAA-1111  ', 'CODE-BBBB-2222', 'CODE-CCCC-3333', 'CODE-BBBB-2222', 'short'])
@@ -66,7 +66,7 @@ t.test('purchase delivered from stock in its own transaction, with its events', 
 
 t.test('every quantity takes exactly its items, oldest first, past delivered and removed ones', async (t) => {
   // Quantities 1–4 take with a literal LIMIT, larger ones with a parameter (db/stock/take.ts): both ways, in the purchase and in the fill.
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock' })
   const values = Array.from({ length: 30 }, (_, i) => `QTY-${String(i).padStart(2, '0')}-CODE`)
@@ -91,7 +91,7 @@ t.test('every quantity takes exactly its items, oldest first, past delivered and
 })
 
 t.test('listing shows previews only, newest first, with a cursor; remove returns values', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'off' })
   await addValues(app, shop, product.id, ['ABCDEFGHIJ', 'tiny', '12345678', 'ÄÖÜßabcdefgh'])
@@ -133,7 +133,7 @@ t.test('listing shows previews only, newest first, with a cursor; remove returns
 })
 
 t.test('variants: items of the chosen option only; the option field is protected', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, {}, {
     fields: [{ type: 'select', label: 'Region', required: true, multiple: false, options: [{ label: 'EU', price: 0 }, { label: 'US', price: 0 }] }]
@@ -164,7 +164,7 @@ t.test('variants: items of the chosen option only; the option field is protected
 })
 
 t.test('deactivate when empty, reactivate on restock; any PUT clears the flag', async (t) => {
-  const app = await build(t, { STOCK_ENCRYPTION_KEY: stockKey() })
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
   const shop = await createShop(app)
   const product = await stockProduct(app, shop, { autoDelivery: 'stock', deactivateWhenEmpty: true })
   await addValues(app, shop, product.id, ['ONLY-ONE-CODE'])
