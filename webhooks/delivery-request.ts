@@ -1,11 +1,11 @@
 // One attempt of a delivery request (docs/delivery-endpoint.md), made by the
-// webhook worker (webhooks/worker.ts) for a claimed row of kind
+// webhook worker (webhooks/worker.ts) for a leased row of kind
 // `delivery_request`: the same signed POST as a webhook through the same sender,
 // but with DELIVERY_TIMEOUT_MS, its answer read, judged (domain/delivery-answer.ts)
 // and recorded with what it led to (db/delivery-endpoint/requests.ts).
 import type { Db } from '../db/core/client.js'
 import { recordRequestAttempt, requestStillWanted, type RequestOutcome } from '../db/delivery-endpoint/requests.js'
-import type { ClaimedSend } from '../db/webhooks/queue.js'
+import type { LeasedSend } from '../db/webhooks/queue.js'
 import { judgeAnswer } from '../domain/delivery-answer.js'
 import type { StockCipher } from '../domain/stock-cipher.js'
 import { webhookBody } from './body.js'
@@ -28,7 +28,7 @@ export interface DeliveryRequestOptions {
  * instance is stopping and nothing came back: the caller then hands it back.
  */
 export async function attemptDeliveryRequest (
-  db: Db, sender: Sender, delivery: ClaimedSend, options: DeliveryRequestOptions, cutShort: AbortSignal
+  db: Db, sender: Sender, delivery: LeasedSend, options: DeliveryRequestOptions, cutShort: AbortSignal
 ): Promise<SentAttempt | null> {
   if (!await requestStillWanted(db, delivery)) {
     options.observe?.('not_sent')

@@ -1,14 +1,14 @@
-// The webhook worker that runs inside every instance: it claims due sends
+// The webhook worker that runs inside every instance: it leases due sends
 // from the Postgres queue (db/webhooks/queue.ts) and attempts them, with at most
 // `concurrency` attempts at once and at most `endpointConcurrency` per endpoint
 // (one while an endpoint is failing), so a slow or dead endpoint holds a few
 // places and never the others' sends. No database connection is held
-// while an attempt waits for its answer. It claims again right after attempts
+// while an attempt waits for its answer. It leases again right after attempts
 // end (those ending within 10 ms together) or wake() is called, and otherwise
 // polls every `pollIntervalMs`.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/core/client.js'
-import { claimSends, recordAttempt, releaseSends, type AttemptOutcome, type ClaimedSend } from '../db/webhooks/queue.js'
+import { leaseSends, recordAttempt, releaseSends, type AttemptOutcome, type LeasedSend } from '../db/webhooks/queue.js'
 import { revealEventData } from '../domain/delivered-values.js'
 import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
 import { webhookBody } from './body.js'
@@ -24,13 +24,13 @@ export interface WorkerOptions {
   concurrency: number
   endpointConcurrency: number
   pollIntervalMs: number
-  /** How long a claim holds a send: longer than any attempt can take. */
+  /** How long a lease holds a send: longer than any attempt can take. */
   leaseMs: number
   /** Seconds between attempts (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule: number[]
   /** How long stop() waits for attempts in flight before cutting them short. */
   drainMs: number
-  /** Requests to the shop's delivery endpoint (docs/delivery-endpoint.md), claimed from the same queue. */
+  /** Requests to the shop's delivery endpoint (docs/delivery-endpoint.md), leased from the same queue. */
   deliveryRequests: DeliveryRequestOptions
 }
 
@@ -39,7 +39,7 @@ export interface WebhookWorker {
   /** Looks for due sends now rather than at the next poll (e.g. after a commit that made some). */
   wake: () => void
   /**
-   * Stops claiming and waits up to `drainMs` for the attempts in flight; the
+   * Stops leasing and waits up to `drainMs` for the attempts in flight; the
    * ones still running are cut short and their sends handed back, due now.
    */
   stop: () => Promise<void>
@@ -48,8 +48,8 @@ export interface WebhookWorker {
 /** While the database is away, one error log per this many ms. */
 const FAILURE_LOG_INTERVAL_MS = 10_000
 /**
- * Attempts that end within this many ms share one claim for their places: at a
- * high send rate, one claim per ended attempt would cost more than the attempts.
+ * Attempts that end within this many ms share one lease for their places: at a
+ * high send rate, one lease per ended attempt would cost more than the attempts.
  */
 const REFILL_DELAY_MS = 10
 
@@ -59,8 +59,8 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
   const attempts = new Set<Promise<void>>()
   const cutShort = new AbortController()
   let running = false
-  let claiming: Promise<void> | null = null
-  let claimAgain = false
+  let leasing: Promise<void> | null = null
+  let leaseAgain = false
   let pollTimer: NodeJS.Timeout | undefined
   let refillTimer: NodeJS.Timeout | undefined
   let lastFailureLog = 0
@@ -74,53 +74,53 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
 
   function wake (): void {
     if (!running) return
-    if (claiming) {
-      claimAgain = true
+    if (leasing) {
+      leaseAgain = true
       return
     }
     clearTimeout(pollTimer)
-    claiming = claimWhileDue().finally(() => {
-      claiming = null
+    leasing = leaseWhileDue().finally(() => {
+      leasing = null
       if (!running) return
-      // A wake that came as the last claim was finishing is not lost.
-      if (claimAgain) wake()
+      // A wake that came as the last lease was finishing is not lost.
+      if (leaseAgain) wake()
       else pollTimer = setTimeout(wake, options.pollIntervalMs)
     })
   }
 
-  async function claimWhileDue (): Promise<void> {
+  async function leaseWhileDue (): Promise<void> {
     try {
       do {
-        claimAgain = false
+        leaseAgain = false
         const free = options.concurrency - attempts.size
         // Every place is taken: the end of an attempt wakes the worker.
         if (free <= 0) return
-        const claimed = await claimSends(db, {
+        const leased = await leaseSends(db, {
           limit: free,
           endpointLimit: options.endpointConcurrency,
           inFlight,
           leaseMs: options.leaseMs
         })
         if (!running) {
-          await releaseSends(db, claimed)
+          await releaseSends(db, leased)
           return
         }
-        for (const item of claimed) run(item)
-        // A full claim: more may be due.
-        if (claimed.length === free) claimAgain = true
-      } while (claimAgain && running)
+        for (const item of leased) run(item)
+        // A full lease: more may be due.
+        if (leased.length === free) leaseAgain = true
+      } while (leaseAgain && running)
     } catch (err) {
       if (Date.now() - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
         lastFailureLog = Date.now()
-        log.error({ err }, 'could not claim webhook deliveries; retrying at the next poll')
+        log.error({ err }, 'could not lease webhook deliveries; retrying at the next poll')
       }
     }
   }
 
-  function run (item: ClaimedSend): void {
+  function run (item: LeasedSend): void {
     const endpoint = item.endpointId
     inFlight.set(endpoint, (inFlight.get(endpoint) ?? 0) + 1)
-    const attempt = attemptClaimed(item).finally(() => {
+    const attempt = attemptLeased(item).finally(() => {
       const left = inFlight.get(endpoint)! - 1
       if (left === 0) inFlight.delete(endpoint)
       else inFlight.set(endpoint, left)
@@ -130,7 +130,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     attempts.add(attempt)
   }
 
-  async function attemptClaimed (item: ClaimedSend): Promise<void> {
+  async function attemptLeased (item: LeasedSend): Promise<void> {
     if (item.kind === 'delivery_request') return attemptRequest(item)
     try {
       const outcome = await send(item)
@@ -145,7 +145,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     }
   }
 
-  async function attemptRequest (item: ClaimedSend): Promise<void> {
+  async function attemptRequest (item: LeasedSend): Promise<void> {
     try {
       const sent = await attemptDeliveryRequest(db, sender, item, options.deliveryRequests, cutShort.signal)
       // Cut short by stop() before an answer: hand the request back rather than count a failure.
@@ -162,7 +162,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     }
   }
 
-  async function send (item: ClaimedSend): Promise<AttemptOutcome> {
+  async function send (item: LeasedSend): Promise<AttemptOutcome> {
     let body: string
     try {
       body = webhookBody(item.eventType, item.timestamp, revealEventData(item.data, options.cipher))
@@ -195,7 +195,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
       running = false
       clearTimeout(pollTimer)
       clearTimeout(refillTimer)
-      await claiming
+      await leasing
       let drainTimer: NodeJS.Timeout | undefined
       const drained = await Promise.race([
         Promise.allSettled([...attempts]).then(() => true),

@@ -1,6 +1,6 @@
 // The shop's delivery endpoint (docs/delivery-endpoint.md): one a shop, kept as
 // a row of webhook_endpoints with purpose `delivery`, so the webhook worker's
-// claim, lease, signer and sender serve it as they serve webhook endpoints; the
+// lease, signer and sender serve it as they serve webhook endpoints; the
 // webhook routes, their 10-a-shop limit and the events' fan-out leave it out.
 import { randomUUID } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'

@@ -1,7 +1,7 @@
 // Delivery requests (docs/delivery-endpoint.md): an order's request for its goods
 // to the shop's delivery endpoint. A request is a row of the webhook queue
 // (webhook_deliveries, kind `delivery_request`, webhook-id = its id), written
-// in the purchase's own statement, claimed, signed and sent by the webhook
+// in the purchase's own statement, leased, signed and sent by the webhook
 // worker like any delivery. Here: what the purchase adds, what an answer does,
 // and the API's read and retry.
 //
@@ -20,7 +20,7 @@ import type { StockCipher } from '../../domain/stock-cipher.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 import { retryDelayMs } from '../../domain/webhook-retry.js'
-import type { ClaimedSend } from '../webhooks/queue.js'
+import type { LeasedSend } from '../webhooks/queue.js'
 
 export type DeliveryRequestStatus = 'pending' | 'succeeded' | 'failed' | 'discarded'
 
@@ -132,7 +132,7 @@ const LOCKED_REQUEST = `select d.status, d.lease_token as "leaseToken", d.attemp
  * answer's values are stored sealed by `cipher` (db/orders/row.ts).
  */
 export async function recordRequestAttempt (
-  db: Db, cipher: StockCipher | null, claimed: ClaimedSend, answer: AnswerOfAttempt, retrySchedule: number[]
+  db: Db, cipher: StockCipher | null, leased: LeasedSend, answer: AnswerOfAttempt, retrySchedule: number[]
 ): Promise<{ outcome: RequestOutcome, sincePurchaseMs?: number }> {
   return db.transaction(async (tx) => {
     const [request] = await run<{
@@ -141,15 +141,15 @@ export async function recordRequestAttempt (
       attempts: number,
       orderId: string,
       shopId: string
-    }>(tx, LOCKED_REQUEST, [claimed.id])
+    }>(tx, LOCKED_REQUEST, [leased.id])
     if (!request) return { outcome: 'not_used' as const }
     const logAttempt = async (error: string | null, changes = '') => {
       await run(tx, `update webhook_deliveries set attempt_log = attempt_log || jsonb_build_array(jsonb_build_object(
           'at', ${isoTime(NOW_MS)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int)),
           last_status_code = $2::int, updated_at = ${NOW_MS}${changes}
-        where id = $1`, [claimed.id, answer.statusCode, error, answer.durationMs])
+        where id = $1`, [leased.id, answer.statusCode, error, answer.durationMs])
     }
-    const leaseHeld = request.leaseToken === claimed.leaseToken
+    const leaseHeld = request.leaseToken === leased.leaseToken
     const endLease = leaseHeld ? ', lease_token = null, leased_until = null' : ''
     if (answer.values !== null) {
       if (request.status !== 'pending') {
@@ -169,7 +169,7 @@ export async function recordRequestAttempt (
         'lease_token = null, leased_until = null')
       return { outcome: 'discarded' as const }
     }
-    // A failure decides the schedule only for the claim that holds the request.
+    // A failure decides the schedule only for the lease that holds the request.
     if (request.status !== 'pending' || !leaseHeld) {
       await logAttempt(answer.error)
       return { outcome: 'not_used' as const }
@@ -201,15 +201,15 @@ export async function failedEvents (tx: Tx, shopId: string, orderIds: string[], 
 
 /**
  * Before a request is sent: when its order has left `paid` (taken or cancelled
- * meanwhile; the claim read its status) nothing is asked of the seller and the
+ * meanwhile; the lease read its status) nothing is asked of the seller and the
  * request ends `discarded`. Returns whether to send.
  */
-export async function requestStillWanted (db: Db, claimed: ClaimedSend): Promise<boolean> {
-  if (claimed.orderStatus === 'paid') return true
+export async function requestStillWanted (db: Db, leased: LeasedSend): Promise<boolean> {
+  if (leased.orderStatus === 'paid') return true
   await run(db, `update webhook_deliveries set status = 'discarded', next_attempt_at = null, last_error = $3::text,
       lease_token = null, leased_until = null, updated_at = ${NOW_MS}
     where id = $1 and lease_token = $2 and status = 'pending'`,
-  [claimed.id, claimed.leaseToken, `Not sent: the order is ${claimed.orderStatus ?? 'gone'}, no longer paid.`])
+  [leased.id, leased.leaseToken, `Not sent: the order is ${leased.orderStatus ?? 'gone'}, no longer paid.`])
   return false
 }
 

@@ -1,10 +1,10 @@
-// The worker's side of the webhook queue (webhook_deliveries): claim due
+// The worker's side of the webhook queue (webhook_deliveries): lease due
 // sends under a lease, record each attempt's outcome, give leases back.
-// A claim locks the rows it takes with FOR UPDATE SKIP LOCKED, so instances
-// claiming at once never take the same row, and stamps the ones it takes with
+// A lease locks the rows it takes with FOR UPDATE SKIP LOCKED, so instances
+// leasing at once never take the same row, and stamps the ones it takes with
 // a lease token and a lease end; an outcome is written only while the token
 // still matches. An instance that dies mid-attempt simply lets its lease run
-// out, and the send is claimed again.
+// out, and the send is leased again.
 import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../../domain/webhook-retry.js'
@@ -14,7 +14,7 @@ import { events, orders } from '../schema.js'
 import { webhookDeliveries, webhookEndpoints } from './schema.js'
 import { isoTime, nowMs } from '../core/time.js'
 
-export interface ClaimedSend {
+export interface LeasedSend {
   id: string
   leaseToken: string
   endpointId: string
@@ -38,11 +38,11 @@ export interface ClaimedSend {
   kind: 'event' | 'delivery_request'
   /** The order of a delivery request; null for an event. */
   orderId: string | null
-  /** That order's status when claimed (a request is not sent for an order no longer paid). */
+  /** That order's status when leased (a request is not sent for an order no longer paid). */
   orderStatus: string | null
 }
 
-export interface ClaimOptions {
+export interface LeaseOptions {
   /** Deliveries to take at most. */
   limit: number
   /** Attempts at once per endpoint on this instance (1 for a failing endpoint). */
@@ -52,7 +52,7 @@ export interface ClaimOptions {
   leaseMs: number
 }
 
-interface ClaimedRow {
+interface LeasedRow {
   id: string
   attempts: number
   endpointId: string
@@ -82,19 +82,19 @@ function rowsOf<T> (result: unknown): T[] {
  *  1. `heads`: every endpoint with pending sends no instance holds a lease
  *     on, and its oldest due time, by a skip scan of webhook_deliveries_pending_idx
  *     (one index probe per endpoint, past the few rows leased now), so endpoints
- *     whose due rows other instances hold never take the claim's places;
+ *     whose due rows other instances hold never take the lease's places;
  *  2. `chosen`: the endpoints that are due and have a place left here (their
  *     share is WEBHOOK_ENDPOINT_CONCURRENCY, 1 while failing, minus what this
  *     instance has in flight), oldest first;
  *  3. `picked`: from each, up to its free places of due, unleased rows, oldest
  *     first, locked with FOR UPDATE SKIP LOCKED (rows another instance is
- *     claiming right now are passed over);
+ *     leasing right now are passed over);
  *  4. the update stamps them with the lease and counts the attempt.
  *
  * So a slow endpoint's backlog costs one probe, not a scan, and never takes the
  * places of other endpoints' sends.
  */
-export async function claimSends (db: Db, options: ClaimOptions): Promise<ClaimedSend[]> {
+export async function leaseSends (db: Db, options: LeaseOptions): Promise<LeasedSend[]> {
   const d = webhookDeliveries
   const e = webhookEndpoints
   const inFlight = JSON.stringify(Object.fromEntries(options.inFlight))
@@ -147,7 +147,7 @@ export async function claimSends (db: Db, options: ClaimOptions): Promise<Claime
       picked.kind as "kind", picked.order_id as "orderId", ${orders.status} as "orderStatus",
       ${events.data} as "eventData",
       ${sql.raw(isoTime('events.created_at'))} as "eventCreatedAt"`)
-  return rowsOf<ClaimedRow>(result).map((row) => ({
+  return rowsOf<LeasedRow>(result).map((row) => ({
     id: row.id,
     leaseToken,
     endpointId: row.endpointId,
@@ -174,7 +174,7 @@ export interface AttemptOutcome {
   error: string | null
 }
 
-const leaseHeld = (item: ClaimedSend) =>
+const leaseHeld = (item: LeasedSend) =>
   and(eq(webhookDeliveries.id, item.id), eq(webhookDeliveries.leaseToken, item.leaseToken))
 
 const leaseEnd = { leaseToken: null, leasedUntil: null }
@@ -188,7 +188,7 @@ const leaseEnd = { leaseToken: null, leasedUntil: null }
  * the order of the endpoint changes of the API, so the two cannot deadlock.
  */
 export async function recordAttempt (
-  db: Db, item: ClaimedSend, outcome: AttemptOutcome, retrySchedule: number[]
+  db: Db, item: LeasedSend, outcome: AttemptOutcome, retrySchedule: number[]
 ): Promise<void> {
   const d = webhookDeliveries
   const e = webhookEndpoints
@@ -245,7 +245,7 @@ export async function recordAttempt (
  * Gives back the leases of attempts cut short by a shutdown: the sends are
  * due at once, for another instance (or the next start) to attempt again.
  */
-export async function releaseSends (db: Db, items: ClaimedSend[]): Promise<void> {
+export async function releaseSends (db: Db, items: LeasedSend[]): Promise<void> {
   for (const item of items) {
     await db.update(webhookDeliveries)
       .set({ lastError: 'The attempt was cut short by a shutdown; it is made again.', ...leaseEnd })

@@ -37,9 +37,9 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
 
 /**
  * The delivery queue and log: one row per (event, endpoint), written in the
- * event's transaction, or by the test call. A worker claims a due row by setting
+ * event's transaction, or by the test call. A worker leases a due row by setting
  * `leaseToken` / `leasedUntil`; a lease that runs out (its instance died) makes the
- * row claimable again. `webhookId` is the `webhook-id` header: the event's id, or
+ * row leasable again. `webhookId` is the `webhook-id` header: the event's id, or
  * a fresh id for a `webhook.test` delivery, whose body lives in `payload`.
  */
 export const webhookDeliveries = pgTable('webhook_deliveries', {
@@ -80,7 +80,7 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
 }, (t) => [
   // One delivery request per order.
   uniqueIndex('webhook_deliveries_order_idx').on(t.orderId).where(sql`kind = 'delivery_request'`),
-  // The claim's skip scan: each endpoint's pending deliveries, oldest due first.
+  // The lease's skip scan: each endpoint's pending deliveries, oldest due first.
   index('webhook_deliveries_pending_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
   index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
   index('webhook_deliveries_event_idx').on(t.eventId)

@@ -13,6 +13,7 @@ const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379'
 
 /** The benches, by their npm script. */
 export type Bench = 'bench' | 'bench:events' | 'bench:webhooks' | 'bench:delivery' | 'bench:capacity' | 'bench:stall' | 'bench:stats'
+  | 'bench:outages'
 
 /** The measurements of `npm run bench` that BENCH_ONLY picks from. */
 export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock', 'claims', 'feed'] as const
@@ -47,11 +48,19 @@ export const BENCH_VARIABLES = {
       'bench:webhooks': LOCAL_DATABASE_URL,
       'bench:delivery': LOCAL_DATABASE_URL,
       'bench:stall': LOCAL_DATABASE_URL,
-      'bench:stats': LOCAL_DATABASE_URL
+      'bench:stats': LOCAL_DATABASE_URL,
+      'bench:outages': LOCAL_DATABASE_URL
     }),
   REDIS_URL: variable(Type.String({ pattern: '^rediss?://', description: 'a redis:// or rediss:// URL' }),
     'the Redis of the Postgres-backed services',
-    { bench: LOCAL_REDIS_URL, 'bench:events': LOCAL_REDIS_URL, 'bench:webhooks': LOCAL_REDIS_URL, 'bench:delivery': LOCAL_REDIS_URL, 'bench:stall': LOCAL_REDIS_URL }),
+    {
+      bench: LOCAL_REDIS_URL,
+      'bench:events': LOCAL_REDIS_URL,
+      'bench:webhooks': LOCAL_REDIS_URL,
+      'bench:delivery': LOCAL_REDIS_URL,
+      'bench:stall': LOCAL_REDIS_URL,
+      'bench:outages': LOCAL_REDIS_URL
+    }),
   DB_POOL_MAX: variable(integer(1, 200),
     'the pool size of every server the bench starts (and of the stock bench\'s own pool)',
     { bench: 10, 'bench:events': 10, 'bench:webhooks': 10, 'bench:delivery': 10 }),

@@ -1,5 +1,5 @@
 // Delivery requests on the embedded default (PGlite, no Redis): the purchase's
-// request, the worker's claim, a failed attempt retried, the answer used, the
+// request, the worker's lease, a failed attempt retried, the answer used, the
 // failure event — the same SQL as on Postgres.
 import t from 'tap'
 import { buildEmbedded, createShop } from '../helper.js'

@@ -30,7 +30,7 @@ async function start (env: Record<string, string>): Promise<Running> {
   const up = await until(async () => {
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
     return (await fetch(url).catch(() => undefined))?.ok === true
-  }, 30_000, 100)
+  }, 90_000, 100)
   if (up) return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited }
   child.kill('SIGKILL')
   throw new Error(`server did not start: ${output}`)

@@ -8,7 +8,7 @@
 //   started 0.5 s after the first success succeeds.
 // What is asserted is the behaviour, with bounds only far above the configured
 // timeouts (a busy machine must not fail it); the times themselves are printed as
-// figures (docs/reliability.md), never asserted.
+// figures (docs/reliability.md), never asserted; `npm run bench:outages` measures them.
 import { setTimeout as pause } from 'node:timers/promises'
 import postgres from 'postgres'
 import t from 'tap'

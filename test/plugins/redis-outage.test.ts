@@ -12,7 +12,7 @@
 //   failover announcement interrupts its reconnection).
 // What is asserted is the behaviour, with bounds only far above the configured
 // timeouts (a busy machine must not fail it); the times themselves are printed as
-// figures (docs/reliability.md), never asserted.
+// figures (docs/reliability.md), never asserted; `npm run bench:outages` measures them.
 import { Writable } from 'node:stream'
 import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'

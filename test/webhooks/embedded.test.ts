@@ -1,5 +1,5 @@
 // The worker on the embedded default (PGlite, no Redis): the same queue SQL
-// (SKIP LOCKED claims, leases, retries, the test call) delivers there too.
+// (SKIP LOCKED leases, retries, the test call) delivers there too.
 import { Webhook } from 'standardwebhooks'
 import t from 'tap'
 import { buildEmbedded, createShop } from '../helper.js'
