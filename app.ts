@@ -8,6 +8,7 @@ import type { DbConnection } from './db/core/client.js'
 import { seedTaxonomy } from './db/catalog/taxonomy.js'
 import auth from './plugins/auth.js'
 import claimDeadlines from './plugins/claim-deadlines.js'
+import chatRuleReminders from './plugins/chat-rule-reminders.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
 import drain from './plugins/drain.js'
@@ -57,6 +58,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(openapi)
   await fastify.register(webhookWorker)
   await fastify.register(claimDeadlines)
+  await fastify.register(chatRuleReminders)
   await seedTaxonomy(fastify.db)
 
   await fastify.register(health)

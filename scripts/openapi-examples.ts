@@ -212,7 +212,10 @@ try {
   const { rule: help } = await call('POST', '/v1/chat-rules', {
     headers: seller,
     body: {
-      name: 'Help', trigger: 'message.keyword', keywords: ['!help', 'помощь'], cooldownSeconds: 60,
+      name: 'Help',
+      trigger: 'message.keyword',
+      keywords: ['!help', 'помощь'],
+      cooldownSeconds: 60,
       text: 'Commands: !seller calls the seller. Your order: {{productTitle}} x{{quantity}}.'
     }
   })

@@ -54,7 +54,8 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   DELIVERY_RETRY_SCHEDULE: '5,later',
   CLAIM_RESPONSE_SECONDS: '0',
   CLAIM_WINDOW_DAYS: 'a week',
-  CLAIM_SWEEP_INTERVAL_MS: '60000'
+  CLAIM_SWEEP_INTERVAL_MS: '60000',
+  CHAT_RULE_SWEEP_INTERVAL_MS: '5'
 }
 
 function problems (env: Record<string, string>): string[] {
