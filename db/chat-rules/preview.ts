@@ -33,3 +33,10 @@ export async function previewChatRule (
   }
   return row.text
 }
+
+/** The shop's most recent orders visible through /v1, for the portal's preview to choose from. */
+export function recentOrders (db: Queryable, shopId: string, limit = 10) {
+  return run<{ id: string, productTitle: string, createdAt: string }>(db, `
+    select id, product_title as "productTitle", ${isoTime('created_at')} as "createdAt" from orders
+    where shop_id = $1 and external order by created_at desc limit $2::int`, [shopId, limit])
+}
