@@ -6,7 +6,9 @@
 // db/chat-rules/triggers.sql): one statement, so an instance killed mid-batch
 // leaves the whole batch due for the next sweep of any instance.
 import type { Db } from '../core/client.js'
+import { notifyCommitted } from '../core/notifications.js'
 import { run } from '../core/sql.js'
+import { EVENTS_CHANNEL } from '../events/store.js'
 
 /** Due reminders one statement takes at most. */
 const BATCH = 100
@@ -18,10 +20,13 @@ const BATCH = 100
 export async function remindDue (db: Db, max: number, onBatch: (taken: number) => void = () => {}): Promise<number> {
   let taken = 0
   while (taken < max) {
-    const [row] = await run<{ taken: number }>(db, 'select chat_rules_remind_due($1::int) as taken', [BATCH])
-    taken += row.taken
-    if (row.taken > 0) onBatch(row.taken)
-    if (row.taken < BATCH) break
+    const [{ batch }] = await run<{ batch: { taken: number, shops: string[] } }>(db,
+      'select chat_rules_remind_due($1::int) as batch', [BATCH])
+    // The batch has committed: the held long polls and the webhook worker of those shops get their hint.
+    for (const shopId of batch.shops) notifyCommitted(db, EVENTS_CHANNEL, shopId)
+    taken += batch.taken
+    if (batch.taken > 0) onBatch(batch.taken)
+    if (batch.taken < BATCH) break
   }
   return taken
 }

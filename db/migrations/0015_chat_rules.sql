@@ -49,7 +49,8 @@ CREATE INDEX "chat_rules_firing_idx" ON "chat_rules" USING btree ("shop_id","tri
 --                      the order.unconfirmed reminders (chat_rule_reminders).
 -- chat_rules_answer    a buyer's message: the message.first rules, then the first keyword rule of the
 --                      candidates matched in Node that is not cooling down in this chat.
--- chat_rules_remind_due  up to N due reminders, each posted once (FOR UPDATE SKIP LOCKED).
+-- chat_rules_remind_due  up to N due reminders, each posted once (FOR UPDATE SKIP LOCKED); returns how many
+--                      it took and the shops it posted to (Node sends their hint after the commit).
 -- Messages posted by rules never fire rules: the trigger ignores message events.
 CREATE FUNCTION chat_rule_text(template jsonb, vals jsonb, fields jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -184,21 +185,22 @@ BEGIN
     'createdAt', to_char(v_buyer.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', NULL));
 END $$;
 --> statement-breakpoint
-CREATE FUNCTION chat_rules_remind_due(p_limit integer) RETURNS integer LANGUAGE plpgsql AS $$
+CREATE FUNCTION chat_rules_remind_due(p_limit integer) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   v_rules uuid[];
   v_orders uuid[];
+  v_shops uuid[] := '{}';
   d record;
 BEGIN
   SELECT array_agg(x.rule_id), array_agg(x.order_id) INTO v_rules, v_orders FROM (
     SELECT rule_id, order_id FROM chat_rule_reminders WHERE due_at <= now()
     ORDER BY due_at LIMIT p_limit FOR UPDATE SKIP LOCKED
   ) x;
-  IF v_orders IS NULL THEN RETURN 0; END IF;
+  IF v_orders IS NULL THEN RETURN jsonb_build_object('taken', 0, 'shops', '[]'::jsonb); END IF;
   -- Every order row first, then the shops in order: no lock cycle with the order writes (order, then shop).
   PERFORM 1 FROM orders WHERE id = ANY(v_orders) ORDER BY id FOR UPDATE;
   FOR d IN
-    SELECT c.rule_id, c.order_id, c.due_at
+    SELECT c.rule_id, c.order_id, c.due_at, o.shop_id
     FROM unnest(v_rules, v_orders) u(rule_id, order_id)
     JOIN chat_rule_reminders c ON c.rule_id = u.rule_id AND c.order_id = u.order_id
     JOIN orders o ON o.id = u.order_id ORDER BY o.shop_id, o.id
@@ -211,8 +213,10 @@ BEGIN
         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.order_id = o.id AND c.created_at <= d.due_at
           AND (c.status IN ('open', 'escalated') OR c.resolved_at > d.due_at)))
     THEN
-      PERFORM chat_rules_post(d.order_id, ARRAY[d.rule_id], '{}', NULL);
+      IF chat_rules_post(d.order_id, ARRAY[d.rule_id], '{}', NULL) > 0 AND NOT d.shop_id = ANY(v_shops) THEN
+        v_shops := v_shops || d.shop_id;
+      END IF;
     END IF;
   END LOOP;
-  RETURN cardinality(v_orders);
+  RETURN jsonb_build_object('taken', cardinality(v_orders), 'shops', to_jsonb(v_shops));
 END $$;

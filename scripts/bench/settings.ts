@@ -15,7 +15,7 @@ const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379'
 export type Bench = 'bench' | 'bench:events' | 'bench:webhooks' | 'bench:delivery' | 'bench:capacity' | 'bench:stall' | 'bench:stats'
 
 /** The measurements of `npm run bench` that BENCH_ONLY picks from. */
-export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock', 'claims', 'feed'] as const
+export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock', 'claims', 'feed', 'chat-rules'] as const
 export type Scenario = typeof SCENARIOS[number]
 
 interface Variable<T extends TSchema, D> {
