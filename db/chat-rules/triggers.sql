@@ -36,44 +36,58 @@ CREATE FUNCTION chat_rules_post(p_order uuid, p_rules uuid[], p_vals jsonb, p_bu
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   o record;
-  r record;
   posted integer;
-  done integer := 0;
-  body text;
-  at timestamptz;
-  msg jsonb;
-  seq bigint;
+  done integer;
 BEGIN
   SELECT id, shop_id, external, product_title, quantity, amount, field_values INTO o FROM orders WHERE id = p_order;
   IF NOT FOUND OR NOT o.external OR cardinality(p_rules) = 0 THEN RETURN 0; END IF;
   SELECT count(*) INTO posted FROM order_messages WHERE order_id = p_order AND rule_id IS NOT NULL;
-  FOR r IN SELECT cr.id, cr.template, cr.call_seller
-    FROM unnest(p_rules) WITH ORDINALITY u(id, k) JOIN chat_rules cr ON cr.id = u.id ORDER BY u.k
-  LOOP
-    EXIT WHEN posted >= 20;
-    body := chat_rule_text(r.template,
-      chat_rule_values(o.id, o.product_title, o.quantity, o.amount) || p_vals, o.field_values);
-    CONTINUE WHEN body = '';
+  IF posted >= 20 THEN RETURN 0; END IF;
+  -- Every message in one statement per table: the rules' texts in order (empty ones skipped, up to the cap), the
+  -- messages 1 ms apart after the chat's last, each message's event followed by its chat.seller_called if any.
+  WITH r AS (
+    SELECT cr.id, cr.call_seller AND p_buyer_message IS NOT NULL AS calls, u.k,
+      chat_rule_text(cr.template, chat_rule_values(o.id, o.product_title, o.quantity, o.amount) || p_vals,
+        o.field_values) AS body
+    FROM unnest(p_rules) WITH ORDINALITY u(id, k) JOIN chat_rules cr ON cr.id = u.id
+  ), q AS (
+    SELECT * FROM (SELECT r.*, row_number() OVER (ORDER BY k) AS n FROM r WHERE body <> '') x WHERE n <= 20 - posted
+  ), c AS (
+    SELECT count(*)::integer AS total, count(*) FILTER (WHERE calls)::integer AS calls FROM q
+  ), t AS (
     UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
-      last_message_at + interval '1 millisecond') WHERE id = p_order RETURNING last_message_at INTO at;
+      last_message_at + interval '1 millisecond') + (c.total - 1) * interval '1 millisecond'
+    FROM c WHERE orders.id = p_order AND c.total > 0
+    RETURNING orders.last_message_at
+  ), m AS (
     INSERT INTO order_messages (order_id, sender_role, text, created_at, rule_id)
-    VALUES (p_order, 'seller', body, at, r.id)
-    RETURNING jsonb_build_object('id', id, 'senderRole', sender_role, 'text', text,
-      'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', rule_id)
-    INTO msg;
-    UPDATE shops SET event_seq = event_seq + 1 WHERE id = o.shop_id RETURNING event_seq INTO seq;
+    SELECT p_order, 'seller', q.body, t.last_message_at - (c.total - q.n) * interval '1 millisecond', q.id
+    FROM q, c, t ORDER BY q.n
+    RETURNING id, text, created_at, rule_id
+  ), mq AS (
+    SELECT m.*, q.n, q.calls,
+      q.n + coalesce(sum(q.calls::integer) OVER (ORDER BY q.n ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS ord
+    FROM m JOIN q ON q.id = m.rule_id
+  ), evs AS (
+    SELECT mq.ord, 'message.created' AS type, jsonb_build_object('orderId', p_order, 'message', jsonb_build_object(
+      'id', mq.id, 'senderRole', 'seller', 'text', mq.text,
+      'createdAt', to_char(mq.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', mq.rule_id)) AS data
+    FROM mq
+    UNION ALL
+    SELECT mq.ord + 1, 'chat.seller_called',
+      jsonb_build_object('orderId', p_order, 'message', p_buyer_message, 'ruleId', mq.rule_id)
+    FROM mq WHERE mq.calls
+  ), s AS (
+    UPDATE shops SET event_seq = event_seq + c.total + c.calls FROM c
+    WHERE shops.id = o.shop_id AND c.total > 0
+    RETURNING shops.event_seq, c.total + c.calls AS added
+  ), e AS (
     INSERT INTO events (shop_id, seq, type, data)
-    VALUES (o.shop_id, seq, 'message.created', jsonb_build_object('orderId', p_order, 'message', msg));
-    IF r.call_seller AND p_buyer_message IS NOT NULL THEN
-      UPDATE shops SET event_seq = event_seq + 1 WHERE id = o.shop_id RETURNING event_seq INTO seq;
-      INSERT INTO events (shop_id, seq, type, data)
-      VALUES (o.shop_id, seq, 'chat.seller_called',
-        jsonb_build_object('orderId', p_order, 'message', p_buyer_message, 'ruleId', r.id));
-    END IF;
-    UPDATE chat_rules SET fired_count = fired_count + 1, last_fired_at = at WHERE id = r.id;
-    posted := posted + 1;
-    done := done + 1;
-  END LOOP;
+    SELECT o.shop_id, s.event_seq - s.added + evs.ord, evs.type, evs.data FROM s, evs ORDER BY evs.ord
+  ), f AS (
+    UPDATE chat_rules cr SET fired_count = cr.fired_count + 1, last_fired_at = m.created_at FROM m WHERE cr.id = m.rule_id
+  )
+  SELECT total INTO done FROM c;
   RETURN done;
 END $$;
 --> statement-breakpoint
