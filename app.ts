@@ -9,6 +9,7 @@ import type { CompileCache } from './lib/compile-cache.js'
 import { seedTaxonomy } from './db/catalog/taxonomy.js'
 import auth from './plugins/auth.js'
 import claimDeadlines from './plugins/claim-deadlines.js'
+import chatRuleReminders from './plugins/chat-rule-reminders.js'
 import configPlugin, { type Config } from './plugins/config.js'
 import db from './plugins/db.js'
 import drain from './plugins/drain.js'
@@ -62,6 +63,7 @@ export async function app (fastify: FastifyInstance, options: AppOptions) {
   await fastify.register(secretAnswers)
   await fastify.register(webhookWorker)
   await fastify.register(claimDeadlines)
+  await fastify.register(chatRuleReminders)
   await seedTaxonomy(fastify.db)
 
   await fastify.register(health)

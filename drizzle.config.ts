@@ -5,7 +5,7 @@ export default defineConfig({
   dialect: 'postgresql',
   schema: [
     './db/schema.ts', './db/portal/schema.ts', './db/claims/schema.ts',
-    './db/stats/schema.ts', './db/webhooks/schema.ts'
+    './db/stats/schema.ts', './db/webhooks/schema.ts', './db/chat-rules/schema.ts'
   ],
   out: './db/migrations'
 })

@@ -65,5 +65,6 @@ files=("$@")
   test/events/events.test.ts test/events/long-poll.test.ts test/events/retention.test.ts test/events/concurrency.test.ts
   test/webhooks/delivery.test.ts test/webhooks/instances.test.ts test/webhooks/killed-instance.test.ts test/webhooks/backpressure.test.ts
   test/plugins/idempotency.test.ts test/security/revocation.test.ts
+  test/chat-rules/buyer-messages.test.ts test/chat-rules/reminders.test.ts
 )
 TEST_DATABASE_URL="$direct" TEST_DATABASE_POOLER_URL="$pooler" npx tap --reporter=tap "${files[@]}"

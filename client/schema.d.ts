@@ -760,6 +760,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List chat rules
+         * @description Every rule of the shop (at most 100, so not paged), by `priority` then `createdAt`.
+         */
+        get: operations["listChatRules"];
+        put?: never;
+        /**
+         * Create a chat rule
+         * @description The rule fires for changes that commit after it is created. Checked against the trigger: `keywords`, `cooldownSeconds` and `callSeller` only for `message.keyword`, `afterMinutes` only (and required) for `order.unconfirmed`; an unknown placeholder, a claim placeholder on another trigger or a `{{` without `}}` is 400 naming it. Left-out properties take their defaults. The shop's 101st rule: 409 CHAT_RULE_LIMIT. Honours `Idempotency-Key`.
+         */
+        post: operations["createChatRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat-rules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a rule's text
+         * @description The text rendered for one order the shop sees through /v1 (404 ORDER_NOT_FOUND otherwise), validated as a rule's text is; the claim placeholders come from the order's latest claim (409 ORDER_INVALID_STATUS when the text uses them and the order has none). Posts nothing.
+         */
+        post: operations["previewChatRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a chat rule
+         * @description One rule of the shop; another shop's is 404 NOT_FOUND.
+         */
+        get: operations["getChatRule"];
+        /**
+         * Replace a chat rule
+         * @description A full replacement (`firedCount` and `lastFiredAt` kept): left-out properties go back to their defaults. Enabling a disabled rule makes it fire for what commits from then on. Checked against the trigger: `keywords`, `cooldownSeconds` and `callSeller` only for `message.keyword`, `afterMinutes` only (and required) for `order.unconfirmed`; an unknown placeholder, a claim placeholder on another trigger or a `{{` without `}}` is 400 naming it. Left-out properties take their defaults.
+         */
+        put: operations["replaceChatRule"];
+        post?: never;
+        /**
+         * Delete a chat rule
+         * @description Returns the rule as it was. The messages it posted stay, with their `ruleId`.
+         */
+        delete: operations["deleteChatRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.paid": {
@@ -1022,6 +1094,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "chat.seller_called": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * chat.seller_called
+         * @description Sent to each enabled webhook endpoint whose `eventTypes` include `chat.seller_called` (or are `[]`). A chat rule with `callSeller` answered a buyer's message (right after its answer): a person may be wanted in that chat.
+         */
+        post: operations["chatSellerCalledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1149,6 +1241,23 @@ export interface components {
          */
         ClaimEventData: {
             claim: components["schemas"]["Claim"];
+        };
+        /**
+         * ChatSellerCalledEventData
+         * @description The buyer's message a chat rule with `callSeller` answered, its order, and the rule.
+         */
+        ChatSellerCalledEventData: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            orderId: string;
+            message: components["schemas"]["Message"];
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            ruleId: string;
         };
         /**
          * OrderPaidEvent
@@ -1398,10 +1507,29 @@ export interface components {
             data: components["schemas"]["OrderEventData"];
         };
         /**
+         * ChatSellerCalledEvent
+         * @description A chat rule with `callSeller` answered a buyer's message (right after its answer): a person may be wanted in that chat.
+         */
+        ChatSellerCalledEvent: {
+            /**
+             * Format: uuid
+             * @description Unique and never changes; also the `webhook-id` of its webhook deliveries.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "chat.seller_called";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            data: components["schemas"]["ChatSellerCalledEventData"];
+        };
+        /**
          * Event
          * @description One change in the shop: `{id, type, createdAt, data}`; `type` decides the shape of `data`.
          */
-        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"] | components["schemas"]["OrderDeliveryFailedEvent"] | components["schemas"]["ClaimOpenedEvent"] | components["schemas"]["ClaimEscalatedEvent"] | components["schemas"]["ClaimResolvedEvent"] | components["schemas"]["OrderUpdatedEvent"];
+        Event: components["schemas"]["OrderPaidEvent"] | components["schemas"]["OrderTakenEvent"] | components["schemas"]["OrderDeliveredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderCompletedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["StockLowEvent"] | components["schemas"]["StockEmptyEvent"] | components["schemas"]["OrderDeliveryFailedEvent"] | components["schemas"]["ClaimOpenedEvent"] | components["schemas"]["ClaimEscalatedEvent"] | components["schemas"]["ClaimResolvedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["ChatSellerCalledEvent"];
         /**
          * OrderPaidWebhook
          * @description The `order.paid` event, as the feed carries it: A buyer paid for an order (a new `paid` order).
@@ -1585,6 +1713,20 @@ export interface components {
             data: components["schemas"]["OrderEventData"];
         };
         /**
+         * ChatSellerCalledWebhook
+         * @description The `chat.seller_called` event, as the feed carries it: A chat rule with `callSeller` answered a buyer's message (right after its answer): a person may be wanted in that chat.
+         */
+        ChatSellerCalledWebhook: {
+            /** @enum {string} */
+            type: "chat.seller_called";
+            /**
+             * Format: date-time
+             * @description The event's `createdAt` (a delivery request's creation).
+             */
+            timestamp: string;
+            data: components["schemas"]["ChatSellerCalledEventData"];
+        };
+        /**
          * WebhookTestEventData
          * @description The endpoint the test was sent to.
          */
@@ -1709,6 +1851,11 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds.
              */
             createdAt: string;
+            /**
+             * Format: uuid
+             * @description The chat rule that posted it (as the shop, `seller`); null for any other message.
+             */
+            ruleId: string | null;
         };
         /** Claim */
         Claim: {
@@ -2201,7 +2348,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated" | "chat.seller_called")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
         };
@@ -2214,7 +2361,7 @@ export interface components {
             id: string;
             url: string;
             /** @description `[]`: every kind. */
-            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated")[];
+            eventTypes: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated" | "chat.seller_called")[];
             description: string;
             enabled: boolean;
             /** @description Why the endpoint is disabled; null while enabled. */
@@ -2235,7 +2382,7 @@ export interface components {
             /** @description Absolute `https://` URL, at most 2048 characters, of a public host. An IP literal that is loopback, private, link-local, unique-local, multicast or unspecified is refused here; a name that resolves to such an address is refused at delivery time. Stored in normalised form. */
             url?: string;
             /** @description The kinds to send. Absent or `[]`: every kind. Repeats are ignored. */
-            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated")[];
+            eventTypes?: ("order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated" | "chat.seller_called")[];
             /** @description Up to 500 characters, for you. */
             description?: string;
             /** @description `false` stops deliveries (pending ones fail); `true` resumes with the events that happen from then on. */
@@ -2262,7 +2409,7 @@ export interface components {
              * @description An event kind, or `webhook.test`.
              * @enum {string}
              */
-            eventType: "order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated" | "webhook.test";
+            eventType: "order.paid" | "order.taken" | "order.delivered" | "order.cancelled" | "order.completed" | "message.created" | "stock.low" | "stock.empty" | "order.delivery_failed" | "claim.opened" | "claim.escalated" | "claim.resolved" | "order.updated" | "chat.seller_called" | "webhook.test";
             /**
              * @description `pending` until an attempt succeeds (`succeeded`) or the last scheduled attempt fails (`failed`).
              * @enum {string}
@@ -2441,6 +2588,92 @@ export interface components {
                 credited: number;
             };
         };
+        /** Chat rule */
+        ChatRule: {
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            id: string;
+            /** @description 1–100 characters after trimming (stored trimmed). */
+            name: string;
+            /** @description Only enabled rules fire (default true). */
+            enabled: boolean;
+            /**
+             * @description What the rule answers: an order or claim event (`order.paid`, `order.delivered`, `order.completed`, `order.cancelled`, `claim.opened`, `claim.resolved`), the buyer's first message (`message.first`), a buyer's message matching `keywords` (`message.keyword`), or an order still `awaiting_confirmation` `afterMinutes` after delivery (`order.unconfirmed`).
+             * @enum {string}
+             */
+            trigger: "order.paid" | "order.delivered" | "order.completed" | "order.cancelled" | "claim.opened" | "claim.resolved" | "message.first" | "message.keyword" | "order.unconfirmed";
+            /** @description 0–1000, default 100: lower fires first, ties by `createdAt`. */
+            priority: number;
+            /** @description The shop's products whose orders the rule answers; `[]` (the default): every product. A product that is not the shop's: 404 ORDER_NOT_FOUND. */
+            productIds: string[];
+            /** @description For `message.keyword`: 1–20 keywords of 1–50 characters, none twice ignoring case; `!help` or `/start` is a command (the message is it, or starts with it and a space), any other keyword matches as a whole word. Else `[]` (the default). */
+            keywords: string[];
+            /** @description For `message.keyword`: 0–86400 s during which the rule does not answer again in the same chat. Else 0 (the default). */
+            cooldownSeconds: number;
+            afterMinutes: number | null;
+            /** @description For `message.keyword`: each answer also puts `chat.seller_called` in the feed (default false). */
+            callSeller: boolean;
+            /** @description The message, 1–2000 characters after trimming, with placeholders `{{orderId}}`, `{{productTitle}}`, `{{quantity}}`, `{{amount}}`, `{{field:LABEL}}` and, for the claim triggers, `{{claimReason}}` and `{{claimRespondBy}}`. Never a delivered value. */
+            text: string;
+            /** @description Messages the rule has posted. */
+            firedCount: number;
+            /**
+             * Format: date-time
+             * @description When it last posted; null until it has.
+             */
+            lastFiredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             */
+            updatedAt: string;
+        };
+        ChatRuleInput: {
+            /** @description 1–100 characters after trimming (stored trimmed). */
+            name: string;
+            /** @description Only enabled rules fire (default true). */
+            enabled?: boolean;
+            /**
+             * @description What the rule answers: an order or claim event (`order.paid`, `order.delivered`, `order.completed`, `order.cancelled`, `claim.opened`, `claim.resolved`), the buyer's first message (`message.first`), a buyer's message matching `keywords` (`message.keyword`), or an order still `awaiting_confirmation` `afterMinutes` after delivery (`order.unconfirmed`).
+             * @enum {string}
+             */
+            trigger: "order.paid" | "order.delivered" | "order.completed" | "order.cancelled" | "claim.opened" | "claim.resolved" | "message.first" | "message.keyword" | "order.unconfirmed";
+            /** @description 0–1000, default 100: lower fires first, ties by `createdAt`. */
+            priority?: number;
+            /** @description The shop's products whose orders the rule answers; `[]` (the default): every product. A product that is not the shop's: 404 ORDER_NOT_FOUND. */
+            productIds?: string[];
+            /** @description For `message.keyword`: 1–20 keywords of 1–50 characters, none twice ignoring case; `!help` or `/start` is a command (the message is it, or starts with it and a space), any other keyword matches as a whole word. Else `[]` (the default). */
+            keywords?: string[];
+            /** @description For `message.keyword`: 0–86400 s during which the rule does not answer again in the same chat. Else 0 (the default). */
+            cooldownSeconds?: number;
+            /** @description For `order.unconfirmed` (required): 10–20160 minutes after delivery. Else null (the default). */
+            afterMinutes?: number | null;
+            /** @description For `message.keyword`: each answer also puts `chat.seller_called` in the feed (default false). */
+            callSeller?: boolean;
+            /** @description The message, 1–2000 characters after trimming, with placeholders `{{orderId}}`, `{{productTitle}}`, `{{quantity}}`, `{{amount}}`, `{{field:LABEL}}` and, for the claim triggers, `{{claimReason}}` and `{{claimRespondBy}}`. Never a delivered value. */
+            text: string;
+        };
+        ChatRulePreviewInput: {
+            /** @description The message, 1–2000 characters after trimming, with placeholders `{{orderId}}`, `{{productTitle}}`, `{{quantity}}`, `{{amount}}`, `{{field:LABEL}}` and, for the claim triggers, `{{claimReason}}` and `{{claimRespondBy}}`. Never a delivered value. */
+            text: string;
+            /**
+             * @description What the rule answers: an order or claim event (`order.paid`, `order.delivered`, `order.completed`, `order.cancelled`, `claim.opened`, `claim.resolved`), the buyer's first message (`message.first`), a buyer's message matching `keywords` (`message.keyword`), or an order still `awaiting_confirmation` `afterMinutes` after delivery (`order.unconfirmed`).
+             * @enum {string}
+             */
+            trigger: "order.paid" | "order.delivered" | "order.completed" | "order.cancelled" | "claim.opened" | "claim.resolved" | "message.first" | "message.keyword" | "order.unconfirmed";
+            /**
+             * Format: uuid
+             * @description Opaque identifier (UUID).
+             */
+            orderId: string;
+        };
         /** @description The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
         ValidationError: components["schemas"]["ErrorResponse"] & {
             error?: {
@@ -2566,6 +2799,18 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code?: "STOCK_INSUFFICIENT";
+                message?: string;
+                details?: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description The shop already has its 100 chat rules (deleted ones do not count). */
+        ChatRuleLimitError: components["schemas"]["ErrorResponse"] & {
+            error?: {
+                /** @enum {string} */
+                code?: "CHAT_RULE_LIMIT";
                 message?: string;
                 details?: {
                     path: string;
@@ -2784,7 +3029,7 @@ export interface operations {
             path: {
                 /**
                  * @description The file name `<id>.<ext>`: a media `filePath` without its `media/` prefix (`media/<id>.png` → `<id>.png`). Anything else is 404 NOT_FOUND.
-                 * @example f8b2515d-0cd0-4a79-8721-00afe327e060.png
+                 * @example 607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png
                  */
                 file: string;
             };
@@ -2939,25 +3184,25 @@ export interface operations {
                      *       "data": {
                      *         "products": [
                      *           {
-                     *             "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *             "id": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *             "title": "Steam key: Hades II",
                      *             "description": "Global activation key, delivered within minutes.",
-                     *             "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                     *             "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                      *             "active": true,
                      *             "archived": false,
                      *             "external": true,
-                     *             "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                     *             "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                      *             "price": 5.99,
                      *             "priceRub": 554.08,
-                     *             "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
-                     *             "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
+                     *             "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
+                     *             "imageUrl": "http://127.0.0.1:3000/media/607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png",
                      *             "employeeReward": {
                      *               "type": "percent",
                      *               "value": 5
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "8358a89e-7364-46c0-b570-8054acbfe327",
+                     *                 "id": "c3bfad1d-e8d0-4e89-8cbe-0477cda8a687",
                      *                 "type": "text",
                      *                 "label": "Email for delivery",
                      *                 "required": true,
@@ -2972,19 +3217,19 @@ export interface operations {
                      *                 "requestAfterPayment": false
                      *               },
                      *               {
-                     *                 "id": "fe7dc915-841b-4ee8-b7d2-0df7c8cdf62a",
+                     *                 "id": "2193dfe7-a378-444d-932a-b14602d447fc",
                      *                 "type": "select",
                      *                 "label": "Edition",
                      *                 "required": false,
                      *                 "multiple": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d302e9c1-1105-49fc-a2c3-559c73123d8d",
+                     *                     "id": "ca94165b-c8f1-46f8-bd0c-4666c46e5b35",
                      *                     "label": "Standard",
                      *                     "price": 0
                      *                   },
                      *                   {
-                     *                     "id": "5ae8dca3-2fd8-4f26-94cc-1706748c1e87",
+                     *                     "id": "fd33f4ac-bb55-48ed-9558-f03c72455e17",
                      *                     "label": "Deluxe",
                      *                     "price": 2.5
                      *                   }
@@ -2999,8 +3244,8 @@ export interface operations {
                      *               }
                      *             ],
                      *             "filters": [],
-                     *             "createdAt": "2026-11-26T01:10:05.268Z",
-                     *             "updatedAt": "2026-11-26T01:10:05.268Z"
+                     *             "createdAt": "2026-11-28T15:12:03.614Z",
+                     *             "updatedAt": "2026-11-28T15:12:03.614Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -3131,14 +3376,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                 *       "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                 *       "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                  *       "price": 5.99,
-                 *       "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                 *       "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -3193,25 +3438,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                     *           "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                     *           "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
+                     *           "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "8358a89e-7364-46c0-b570-8054acbfe327",
+                     *               "id": "c3bfad1d-e8d0-4e89-8cbe-0477cda8a687",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3226,19 +3471,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "fe7dc915-841b-4ee8-b7d2-0df7c8cdf62a",
+                     *               "id": "2193dfe7-a378-444d-932a-b14602d447fc",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "d302e9c1-1105-49fc-a2c3-559c73123d8d",
+                     *                   "id": "ca94165b-c8f1-46f8-bd0c-4666c46e5b35",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "5ae8dca3-2fd8-4f26-94cc-1706748c1e87",
+                     *                   "id": "fd33f4ac-bb55-48ed-9558-f03c72455e17",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3253,8 +3498,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-26T01:10:05.268Z",
-                     *           "updatedAt": "2026-11-26T01:10:05.268Z"
+                     *           "createdAt": "2026-11-28T15:12:03.614Z",
+                     *           "updatedAt": "2026-11-28T15:12:03.614Z"
                      *         }
                      *       }
                      *     }
@@ -3420,7 +3665,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -3445,25 +3690,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                     *           "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                     *           "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                      *           "price": 5.99,
                      *           "priceRub": 554.08,
-                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
+                     *           "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "8358a89e-7364-46c0-b570-8054acbfe327",
+                     *               "id": "c3bfad1d-e8d0-4e89-8cbe-0477cda8a687",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3478,19 +3723,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "fe7dc915-841b-4ee8-b7d2-0df7c8cdf62a",
+                     *               "id": "2193dfe7-a378-444d-932a-b14602d447fc",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "d302e9c1-1105-49fc-a2c3-559c73123d8d",
+                     *                   "id": "ca94165b-c8f1-46f8-bd0c-4666c46e5b35",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "5ae8dca3-2fd8-4f26-94cc-1706748c1e87",
+                     *                   "id": "fd33f4ac-bb55-48ed-9558-f03c72455e17",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3505,8 +3750,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-26T01:10:05.268Z",
-                     *           "updatedAt": "2026-11-26T01:10:05.268Z"
+                     *           "createdAt": "2026-11-28T15:12:03.614Z",
+                     *           "updatedAt": "2026-11-28T15:12:03.614Z"
                      *         }
                      *       }
                      *     }
@@ -3621,7 +3866,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -3631,14 +3876,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                 *       "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                  *       "title": "Steam key: Hades II",
                  *       "description": "Global activation key, delivered within minutes.",
                  *       "isActive": true,
                  *       "external": true,
-                 *       "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                 *       "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                  *       "price": 6.49,
-                 *       "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
+                 *       "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
                  *       "employeeReward": {
                  *         "type": "percent",
                  *         "value": 5
@@ -3692,25 +3937,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                     *           "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                      *           "active": true,
                      *           "archived": false,
                      *           "external": true,
-                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                     *           "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
+                     *           "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "id": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3725,19 +3970,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "65b9d359-7bcb-49e7-a485-1c9d867a59c8",
+                     *               "id": "266128c3-7184-4632-984f-a21b8d835aa8",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "29631d6d-012d-46fa-a324-6f95d01f7caf",
+                     *                   "id": "4ae6d2d7-9ac5-48c3-9660-2e2d1be7d4b6",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "c7ab0a95-18d5-46cd-92e2-e2b5490185c4",
+                     *                   "id": "1bd15e24-ab15-4ccc-bc96-af927bf0f291",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3752,8 +3997,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-26T01:10:05.268Z",
-                     *           "updatedAt": "2026-11-26T01:10:05.855Z"
+                     *           "createdAt": "2026-11-28T15:12:03.614Z",
+                     *           "updatedAt": "2026-11-28T15:12:03.901Z"
                      *         }
                      *       }
                      *     }
@@ -3883,7 +4128,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -3917,25 +4162,25 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "product": {
-                     *           "id": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "title": "Steam key: Hades II",
                      *           "description": "Global activation key, delivered within minutes.",
-                     *           "categoryId": "612107b7-6434-4457-884b-6440127a0964",
+                     *           "categoryId": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                      *           "active": false,
                      *           "archived": true,
                      *           "external": true,
-                     *           "currencyRateId": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                     *           "currencyRateId": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                      *           "price": 6.49,
                      *           "priceRub": 600.33,
-                     *           "imageId": "f8b2515d-0cd0-4a79-8721-00afe327e060",
-                     *           "imageUrl": "http://127.0.0.1:3000/media/f8b2515d-0cd0-4a79-8721-00afe327e060.png",
+                     *           "imageId": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
+                     *           "imageUrl": "http://127.0.0.1:3000/media/607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png",
                      *           "employeeReward": {
                      *             "type": "percent",
                      *             "value": 5
                      *           },
                      *           "fields": [
                      *             {
-                     *               "id": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "id": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "type": "text",
                      *               "label": "Email for delivery",
                      *               "required": true,
@@ -3950,19 +4195,19 @@ export interface operations {
                      *               "requestAfterPayment": false
                      *             },
                      *             {
-                     *               "id": "65b9d359-7bcb-49e7-a485-1c9d867a59c8",
+                     *               "id": "266128c3-7184-4632-984f-a21b8d835aa8",
                      *               "type": "select",
                      *               "label": "Edition",
                      *               "required": false,
                      *               "multiple": false,
                      *               "options": [
                      *                 {
-                     *                   "id": "29631d6d-012d-46fa-a324-6f95d01f7caf",
+                     *                   "id": "4ae6d2d7-9ac5-48c3-9660-2e2d1be7d4b6",
                      *                   "label": "Standard",
                      *                   "price": 0
                      *                 },
                      *                 {
-                     *                   "id": "c7ab0a95-18d5-46cd-92e2-e2b5490185c4",
+                     *                   "id": "1bd15e24-ab15-4ccc-bc96-af927bf0f291",
                      *                   "label": "Deluxe",
                      *                   "price": 2.5
                      *                 }
@@ -3977,8 +4222,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "filters": [],
-                     *           "createdAt": "2026-11-26T01:10:05.268Z",
-                     *           "updatedAt": "2026-11-26T01:10:12.645Z"
+                     *           "createdAt": "2026-11-28T15:12:03.614Z",
+                     *           "updatedAt": "2026-11-28T15:12:09.153Z"
                      *         }
                      *       }
                      *     }
@@ -4108,7 +4353,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -4133,7 +4378,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "stock": {
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
                      *           "lowStockThreshold": 1,
@@ -4145,7 +4390,7 @@ export interface operations {
                      *           "defective": 0,
                      *           "autoReplace": false,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-26T01:10:09.201Z"
+                     *           "updatedAt": "2026-11-28T15:12:06.275Z"
                      *         }
                      *       }
                      *     }
@@ -4260,7 +4505,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -4296,7 +4541,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "stock": {
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
                      *           "lowStockThreshold": 1,
@@ -4308,7 +4553,7 @@ export interface operations {
                      *           "defective": 0,
                      *           "autoReplace": false,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-26T01:10:08.874Z"
+                     *           "updatedAt": "2026-11-28T15:12:05.934Z"
                      *         }
                      *       }
                      *     }
@@ -4465,7 +4710,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -4491,22 +4736,22 @@ export interface operations {
                      *       "data": {
                      *         "items": [
                      *           {
-                     *             "id": "3b85badf-d53b-46dc-a0cc-98bc17bd01b5",
+                     *             "id": "05794193-9e12-4424-bd04-f52b83357ba4",
                      *             "optionId": null,
                      *             "status": "available",
                      *             "orderId": null,
                      *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-26T01:10:09.008Z",
+                     *             "createdAt": "2026-11-28T15:12:06.064Z",
                      *             "deliveredAt": null,
                      *             "removedAt": null
                      *           },
                      *           {
-                     *             "id": "becbdc89-000e-403a-8615-98fb16159d50",
+                     *             "id": "f73b343e-5389-4ffd-b2db-841ef99a0f02",
                      *             "optionId": null,
                      *             "status": "available",
                      *             "orderId": null,
                      *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-26T01:10:09.008Z",
+                     *             "createdAt": "2026-11-28T15:12:06.064Z",
                      *             "deliveredAt": null,
                      *             "removedAt": null
                      *           }
@@ -4631,7 +4876,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -4674,7 +4919,7 @@ export interface operations {
                      *         "duplicates": 0,
                      *         "filledOrders": 0,
                      *         "stock": {
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "autoDelivery": "stock",
                      *           "optionFieldId": null,
                      *           "lowStockThreshold": 1,
@@ -4686,7 +4931,7 @@ export interface operations {
                      *           "defective": 0,
                      *           "autoReplace": false,
                      *           "options": [],
-                     *           "updatedAt": "2026-11-26T01:10:09.008Z"
+                     *           "updatedAt": "2026-11-28T15:12:06.064Z"
                      *         }
                      *       }
                      *     }
@@ -4857,7 +5102,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example cb290dfb-f764-4a0d-8571-7a38875905ee
+                 * @example 039b5383-3960-41c2-a936-e776e2b18cd9
                  */
                 id: string;
             };
@@ -4869,7 +5114,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "ids": [
-                 *         "3b85badf-d53b-46dc-a0cc-98bc17bd01b5"
+                 *         "05794193-9e12-4424-bd04-f52b83357ba4"
                  *       ]
                  *     }
                  */
@@ -4895,14 +5140,14 @@ export interface operations {
                      *       "data": {
                      *         "items": [
                      *           {
-                     *             "id": "3b85badf-d53b-46dc-a0cc-98bc17bd01b5",
+                     *             "id": "05794193-9e12-4424-bd04-f52b83357ba4",
                      *             "optionId": null,
                      *             "status": "removed",
                      *             "orderId": null,
                      *             "preview": "HADE…",
-                     *             "createdAt": "2026-11-26T01:10:09.008Z",
+                     *             "createdAt": "2026-11-28T15:12:06.064Z",
                      *             "deliveredAt": null,
-                     *             "removedAt": "2026-11-26T01:10:09.427Z",
+                     *             "removedAt": "2026-11-28T15:12:06.466Z",
                      *             "value": "HADES-M4RT-0PLE-21VX"
                      *           }
                      *         ]
@@ -5069,30 +5314,30 @@ export interface operations {
                      *       "data": {
                      *         "categories": [
                      *           {
-                     *             "id": "612107b7-6434-4457-884b-6440127a0964",
+                     *             "id": "f70b6a14-30d8-47f7-b56e-17703be21b26",
                      *             "pathRu": "Аккаунты / Почта",
                      *             "pathEn": "accounts/email",
                      *             "filters": [
                      *               {
-                     *                 "id": "c617b434-e552-40b8-91ce-c83243c06af0",
+                     *                 "id": "fd4b5d24-a798-4329-9b7b-47673ceba550",
                      *                 "name": "Сервис",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "1b0b1a00-f199-4bc1-bae2-20f21aaa604b",
+                     *                     "id": "134417a7-42da-409f-b193-190d78cf4a01",
                      *                     "label": "Gmail"
                      *                   },
                      *                   {
-                     *                     "id": "04fe957a-60d5-4011-aee2-eccb0af85b9a",
+                     *                     "id": "eaf46219-2fdc-421d-8989-195f13e4e278",
                      *                     "label": "Outlook"
                      *                   },
                      *                   {
-                     *                     "id": "31296c71-e604-437a-a635-45c57105a3f5",
+                     *                     "id": "34ded128-e7ec-4f5d-9eb0-fee981b44400",
                      *                     "label": "Яндекс"
                      *                   },
                      *                   {
-                     *                     "id": "2d5c95a2-3d0a-4f5f-ad42-32f261755daf",
+                     *                     "id": "b6d42248-5920-475d-ac68-2f385f10e9f3",
                      *                     "label": "Mail.ru"
                      *                   }
                      *                 ]
@@ -5100,30 +5345,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "4d075180-bbee-45bc-bd98-ea640a3bc197",
+                     *             "id": "d2dbb314-cd87-4fc7-a51b-24b9436a2450",
                      *             "pathRu": "Аккаунты / Игровые",
                      *             "pathEn": "accounts/games",
                      *             "filters": [
                      *               {
-                     *                 "id": "a6a95471-bb08-4ac5-8afc-0b7879935e77",
+                     *                 "id": "2b9a635b-89f8-4a99-a785-800a259208e9",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9a5f5c5c-232d-4585-a97e-d833a3ff15b5",
+                     *                     "id": "3b721f12-706d-4189-bab4-c673f54d4c3c",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "39bb936b-64dc-4175-83ad-bed39d59e7e3",
+                     *                     "id": "2d2071f4-ce1d-40c6-ba99-d1531d89c693",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "f0ec492e-17a6-4885-8ce6-59ead5eeae44",
+                     *                     "id": "57fd6a9b-a54b-4a11-a819-d1794f8f489d",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "bed276ff-a14b-4c11-a5de-da6f709de64a",
+                     *                     "id": "8fa69a68-8576-42a6-a575-0a89547105b1",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -5131,30 +5376,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e77a9970-08ed-45cd-ba73-6250e10a47f9",
+                     *             "id": "fd49b1ee-5314-4183-9411-8b5eea27fec2",
                      *             "pathRu": "Аккаунты / Социальные сети",
                      *             "pathEn": "accounts/social-networks",
                      *             "filters": [
                      *               {
-                     *                 "id": "ca941973-ec8a-4208-a8f4-f96468730540",
+                     *                 "id": "c6a53194-95fa-4569-9e4a-f2742b7a5a2a",
                      *                 "name": "Сеть",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "f4a72265-0392-455b-b5c3-665ae2b322b5",
+                     *                     "id": "a626b764-0cd7-4d1c-8996-b4f62d7a2e8d",
                      *                     "label": "Telegram"
                      *                   },
                      *                   {
-                     *                     "id": "394bbde7-b22f-49a8-b2eb-e760f3d61a1e",
+                     *                     "id": "d7dfd603-4b2e-4712-a00a-305f1c7d4f79",
                      *                     "label": "VK"
                      *                   },
                      *                   {
-                     *                     "id": "42eb7c3c-3eb0-43a0-a6b6-9ef5b367f06a",
+                     *                     "id": "c2b76f90-007e-4ba7-b666-707ff8a1fc69",
                      *                     "label": "Instagram"
                      *                   },
                      *                   {
-                     *                     "id": "6ab6ed3a-2f5b-48a9-ab00-44bb2e2e8ca7",
+                     *                     "id": "9a24bfc5-54ed-4c98-820a-15174d6441ba",
                      *                     "label": "TikTok"
                      *                   }
                      *                 ]
@@ -5162,36 +5407,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "e67076cc-f3e5-481a-857c-7c6c07c35adf",
+                     *             "id": "e3f78e4f-61bd-4ee8-b9fe-3067567cc47c",
                      *             "pathRu": "Игровая валюта / Brawl Stars",
                      *             "pathEn": "game-currency/brawl-stars",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "bb1b6831-060e-46dc-9ec0-01f8baf05e9a",
+                     *             "id": "0643aafd-b70e-43b8-aab5-5040e1a61b96",
                      *             "pathRu": "Игровая валюта / Genshin Impact",
                      *             "pathEn": "game-currency/genshin-impact",
                      *             "filters": [
                      *               {
-                     *                 "id": "ebacb324-ecbb-4434-a855-53f91881c5ff",
+                     *                 "id": "4d6b18e7-d39e-4309-ba50-e31334af4d15",
                      *                 "name": "Сервер",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "40298877-981c-457b-8aa0-9a99d35e4f5c",
+                     *                     "id": "f7623957-b731-4a73-bb88-35f18d56e77c",
                      *                     "label": "Europe"
                      *                   },
                      *                   {
-                     *                     "id": "4769c74b-f204-4984-9dfd-0d243513a7c4",
+                     *                     "id": "8d3805e4-1105-44f6-9b74-b454d84ce658",
                      *                     "label": "America"
                      *                   },
                      *                   {
-                     *                     "id": "88f419a6-c3aa-4c99-bdc6-ffd7d0d3247e",
+                     *                     "id": "eb25f85a-588a-4dbf-b6a1-6b651c24a9b9",
                      *                     "label": "Asia"
                      *                   },
                      *                   {
-                     *                     "id": "556ef823-40c5-4c8c-baa7-014e8a805112",
+                     *                     "id": "b36ab049-9d0d-4a30-ba29-bcb9f93570e6",
                      *                     "label": "TW/HK/MO"
                      *                   }
                      *                 ]
@@ -5199,50 +5444,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "b85c2732-9c28-449d-99ac-4c8de701ef20",
+                     *             "id": "9b892960-0d31-4d35-aa69-9b6886430fdb",
                      *             "pathRu": "Игровая валюта / PUBG Mobile",
                      *             "pathEn": "game-currency/pubg-mobile",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "3bc2feda-e262-4024-a81c-e6dec6563e96",
+                     *             "id": "a15ccc20-615c-44e9-845e-721ca1dc1597",
                      *             "pathRu": "Игровая валюта / Roblox",
                      *             "pathEn": "game-currency/roblox",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "3674b8a1-6589-42ca-92d2-f9ea7a21a9ea",
+                     *             "id": "ab1b7a8a-5ac8-43bf-a77d-b728e2177aaf",
                      *             "pathRu": "Игровая валюта / World of Warcraft",
                      *             "pathEn": "game-currency/world-of-warcraft",
                      *             "filters": [
                      *               {
-                     *                 "id": "1dbb6fbe-d1b2-4430-a8bc-c44e05f1fd2e",
+                     *                 "id": "0ff325db-16d4-44c5-af73-e38923724289",
                      *                 "name": "Фракция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "cd065f54-5372-4553-aec6-b65d3ca892ea",
+                     *                     "id": "d5a767bb-a2d8-4b4d-8de0-5f8a9e767005",
                      *                     "label": "Альянс"
                      *                   },
                      *                   {
-                     *                     "id": "41e280e9-577d-4fb1-b007-c6f76395a374",
+                     *                     "id": "f1353108-76ed-466f-9c35-ad8bd09c1e6d",
                      *                     "label": "Орда"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "4281ff90-7820-4ece-af2f-30fc19e69cc0",
+                     *                 "id": "136c1d08-89d6-4cab-862e-af2601d3a030",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d34a47f9-9e94-49b9-af81-d077dd1364f5",
+                     *                     "id": "23165f7e-1216-49fb-9adb-dc331f6253b5",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "c52afdf6-272b-4740-889a-76b484998ae0",
+                     *                     "id": "879c18fe-5599-465c-9aaf-66ec9b26e1d4",
                      *                     "label": "США"
                      *                   }
                      *                 ]
@@ -5250,34 +5495,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5213ce41-929d-4193-b98c-9fe6f2bd9b93",
+                     *             "id": "50a5222c-1881-42f7-85c9-b7f0817e0145",
                      *             "pathRu": "Игры / Battle.net",
                      *             "pathEn": "games/battle-net",
                      *             "filters": [
                      *               {
-                     *                 "id": "7c50e7ed-aefd-4e60-ba7a-c378c80df112",
+                     *                 "id": "a66aa2e8-d292-412d-8140-76356728a833",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "e5b9000d-deb5-4fda-ac89-4fd14bc7f6d7",
+                     *                     "id": "6faf8a21-42be-4f9e-9e53-8dcb527388c7",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "d6452dd0-6c4c-48e9-a98e-7a31a1713b8f",
+                     *                     "id": "665b9045-c6cb-4140-b663-8293a0f018cf",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "285baa1b-b375-407c-8c24-45d3e365906c",
+                     *                     "id": "f5ba47f2-7dca-4d02-9a77-806c3a94fcbe",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "8d80ab86-7d3c-4c7b-a4d6-d4355a9d3d34",
+                     *                     "id": "d2907cfd-ddf9-4acb-ac45-cdf54cc7ead8",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "ebde1f7b-4c5f-4020-b5e7-6ca7a2d36bdc",
+                     *                     "id": "c14cec00-7638-4f76-898c-313de63db49d",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5285,58 +5530,58 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "3d01825e-2e45-4f41-86b5-ede1d2eb8c9c",
+                     *             "id": "1f2f7ef2-2d98-44af-8ee0-1f069bc83b17",
                      *             "pathRu": "Игры / Ключи консолей",
                      *             "pathEn": "games/console-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "04e365ba-7b36-4902-bc88-01ab91e407cb",
+                     *                 "id": "72c20402-bf3a-4678-b883-eabaa1185a73",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "7ea6f053-3caf-4e85-8167-edbb578c276b",
+                     *                     "id": "5a34d2f7-27c7-46e8-ba6a-9706497bab38",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "6dfb5449-1246-4a5f-8fb5-05a303c216f4",
+                     *                     "id": "cd5bdc2c-0278-4993-90f6-9c7f3f1b2579",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "83c80b22-b9a7-4086-a88a-58661953dc60",
+                     *                     "id": "e5c29fb7-91c4-4d6c-8901-31a023823170",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "79a95134-ebd4-4cb0-923e-c0830ae62ab5",
+                     *                     "id": "e360ca7d-d9ac-4c59-8f96-12f5c28f92d8",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "379f0c79-06ef-458c-b097-33794d3c44f8",
+                     *                 "id": "f2c2c674-ea33-407c-8dea-e902d9cee85b",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "dfd8949d-99dc-4229-8d44-ff3f48798cc6",
+                     *                     "id": "0af0578b-cbb2-443f-b8b3-3dcbbb06d98e",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "04da36ed-67eb-412a-84bb-c839a40a7b7a",
+                     *                     "id": "fa6c7137-6c20-432e-bdfa-f96ceacd05b8",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "72d47465-b73f-46a9-88a9-d60086b559b1",
+                     *                     "id": "80e0249f-d736-4939-9a95-208f6f6ed080",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "0b090647-940b-433e-b6f8-54b0d5185386",
+                     *                     "id": "0ae0eab7-fe91-463a-a10d-09bff404f9e0",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "d1e48477-58cf-4334-a5e4-89ad7bf7a71a",
+                     *                     "id": "a3015da5-240a-44a7-a1be-e358a9906cd0",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5344,28 +5589,28 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1fb98d90-d914-48b7-a890-eb4bcabdaf80",
+                     *             "id": "982bd4d2-fd2b-4b55-9f5a-ec7e7113735c",
                      *             "pathRu": "Игры / Epic Games Store",
                      *             "pathEn": "games/epic-games",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "de347e93-920d-43ba-83d3-e60b142e4a3e",
+                     *             "id": "7e0ea753-03b8-4139-8c03-07cfe7d59ca9",
                      *             "pathRu": "Игры / Ключи Epic Games",
                      *             "pathEn": "games/epic-games-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "d1e96944-109b-4c22-bd35-941fefea1a96",
+                     *                 "id": "18b96ee4-d55b-4538-b5f7-19f008a08b40",
                      *                 "name": "Region",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "38182b05-a85e-40d3-ae11-a00616ab3851",
+                     *                     "id": "8d767860-90fc-49dd-bd83-0144dd94f83d",
                      *                     "label": "Global"
                      *                   },
                      *                   {
-                     *                     "id": "8ec0ca89-b864-40a9-b182-3d81b6b88171",
+                     *                     "id": "f2fdb7b6-03b6-4eeb-ae78-6c2ac01bee0f",
                      *                     "label": "Europe"
                      *                   }
                      *                 ]
@@ -5373,34 +5618,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "229855d3-d8a9-4c11-9b91-f72efb1f4d13",
+                     *             "id": "18d7209a-3541-4b31-a460-7663d266cf02",
                      *             "pathRu": "Игры / Аккаунты Steam",
                      *             "pathEn": "games/steam-accounts",
                      *             "filters": [
                      *               {
-                     *                 "id": "c476d134-3368-4ea2-b6e9-53d62caa9478",
+                     *                 "id": "b38c7eec-1fe9-480b-8572-f5c9ea22e067",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9b6cd072-fcc1-48e1-92f6-5ee3163bd0af",
+                     *                     "id": "69a0eef3-dc5a-4809-bf67-1a73fc430b6e",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "3c235e1d-621d-4e37-a19a-f71669e16396",
+                     *                     "id": "1c7a5568-8a49-4be8-b2b2-c54a6207835f",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "1b7c8eeb-3b9a-46b7-9477-0cfd851218d6",
+                     *                     "id": "7db3e7a9-b432-411f-8034-9acde32d3354",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "b0200943-08ac-490e-b5b6-29ca5c389894",
+                     *                     "id": "1b333b68-0ea9-4b59-80cb-8f7740f60438",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "d20b6731-73e9-49ab-a21f-f78a40e6e363",
+                     *                     "id": "bf16616e-ddec-4304-8e11-a0f1ef1cf76f",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5408,34 +5653,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f3405040-750d-4c9b-9c15-983c1fb59fa6",
+                     *             "id": "2429840d-1f34-4f48-855e-963e06a3fef1",
                      *             "pathRu": "Игры / Гифты Steam",
                      *             "pathEn": "games/steam-gifts",
                      *             "filters": [
                      *               {
-                     *                 "id": "39ee8acb-8593-4511-b439-63ec4bdf8994",
+                     *                 "id": "4e5a5190-14b1-490e-8b6c-5be3d71330ec",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2524f9ab-0a71-45ef-b024-669043296dbe",
+                     *                     "id": "d2c818a2-2d6a-4e27-a555-6a3e9acd41f1",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "f170e1d5-9488-4b07-9318-8e08c5879fae",
+                     *                     "id": "b97e6e59-0004-421a-83d1-f420898ffce0",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "0ea22040-a4ea-4db8-81cc-4e53d0a76d77",
+                     *                     "id": "5cb6d064-904a-49dd-9dd0-79c19139ffc2",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "f0e2dd33-1342-4698-a34c-88924a720475",
+                     *                     "id": "bf38e354-a180-425b-a9c9-207484287f57",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "d17b1b9e-3b68-4dc5-9c8a-594f17b9919c",
+                     *                     "id": "7442b8fa-074c-44f9-9960-1db601e963f8",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5443,34 +5688,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "77c62fb9-4767-44d7-8d80-8a37d53288cb",
+                     *             "id": "c60bcc65-13b9-4d64-afac-b59da5474118",
                      *             "pathRu": "Игры / Ключи Steam",
                      *             "pathEn": "games/steam-keys",
                      *             "filters": [
                      *               {
-                     *                 "id": "490d5922-709d-4b05-804a-703c8d3c0db2",
+                     *                 "id": "101424a9-8c3a-4aad-a7b4-95027c2eaa5f",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "3b32239a-85df-4bbc-9c3c-2a2e4960be31",
+                     *                     "id": "01217bcd-f13b-43ad-81bc-33eedbda011c",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "fc2a1a43-62f9-4c68-a42c-2e645c22478c",
+                     *                     "id": "a647a5ac-292e-4680-baa5-8403482cb5c9",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "60edbf05-9f4a-43f2-b32d-f519660cb4bd",
+                     *                     "id": "208d0808-2b8a-48fe-a990-a8d6002f6147",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "c27fc102-0652-441b-bfa1-39ba307ccf78",
+                     *                     "id": "833b7ad5-7667-4c5e-8d0b-04346de2d54d",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "5728d0a1-0367-45dc-8657-260173e8820b",
+                     *                     "id": "6f7aad25-6a1c-4fac-8f77-0afa1a7d72cb",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5478,34 +5723,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "74b3e93f-9136-4959-8b13-e8dae37fdf00",
+                     *             "id": "c8b5ef73-fffb-4aff-8956-48aae8e238d0",
                      *             "pathRu": "Подарочные карты / Apple",
                      *             "pathEn": "gift-cards/apple",
                      *             "filters": [
                      *               {
-                     *                 "id": "4d6bc904-0bc4-4f46-8001-a0151fe7a56f",
+                     *                 "id": "8438a866-8c95-4b34-8ef4-a27bbad0703b",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ab3896ea-9c30-4eba-9bc1-ee0ef262c9dd",
+                     *                     "id": "1b7adc33-90bb-487e-941f-1ecd288b773b",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "fcab0d56-43f6-4a0a-97b7-7e8b89094a72",
+                     *                     "id": "5e7ca580-2ed3-438b-8a28-a2d28dafd4c6",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "57aa63aa-088a-4fa7-89f3-5945aba092a1",
+                     *                     "id": "2ed9eea5-0d56-4c12-9da3-ede47c0bcd16",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "7b99131b-c019-4d88-b664-4ec70b43ff21",
+                     *                     "id": "dc7e6069-e0c6-4713-acd4-e76c297d998d",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "75ba3601-870c-404e-b732-0c0928258325",
+                     *                     "id": "0fb74b55-7e45-4f92-8218-9d34d72a1ea5",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5513,34 +5758,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "493a7e4f-1d58-42f0-9717-0656038d3762",
+                     *             "id": "3c17cc6e-8ff2-4b67-bf9f-2f2814500eeb",
                      *             "pathRu": "Подарочные карты / Google Play",
                      *             "pathEn": "gift-cards/google-play",
                      *             "filters": [
                      *               {
-                     *                 "id": "7130a653-6e64-444e-a2df-92ac58587715",
+                     *                 "id": "1c8ad04b-383d-4ac1-a5d2-6f253fd13223",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "64976c16-7d28-4548-bc40-b2099c44ab3f",
+                     *                     "id": "466d1dd7-4748-4219-8317-b71410339713",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "92166f40-41aa-49af-b0ae-1e70e78aa8d9",
+                     *                     "id": "35285676-c706-4bbf-8eb6-67185f2c3a83",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "602bcc34-41e0-4bc7-9197-0f221a9fdcc3",
+                     *                     "id": "2f5e257a-e3ca-466e-9fcd-c23f637a4bb8",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "d61f6db9-42d9-4640-b47e-4da4229e64c9",
+                     *                     "id": "a46ea425-2b97-4c83-b062-62fe47ab71d5",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "10757d63-9c39-4839-a838-1ea1771f1481",
+                     *                     "id": "99cc660c-2186-40ae-b9ee-fa063321333d",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5548,34 +5793,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1e1c49f5-85de-41e2-ae59-3fdeb5c3aca5",
+                     *             "id": "d36d8d95-bd4e-47c7-b725-14a9626fcd82",
                      *             "pathRu": "Подарочные карты / PlayStation Store",
                      *             "pathEn": "gift-cards/playstation-store",
                      *             "filters": [
                      *               {
-                     *                 "id": "cacaa68c-21f9-44cc-b9b0-19db11feed92",
+                     *                 "id": "5428dec2-bb7e-4d8a-903a-cc3374654472",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "a913f3d7-ad79-4e48-9fd0-2c9cd1a63102",
+                     *                     "id": "e84de130-6bbd-45fd-b064-1bace6b80ad3",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "f79483c4-fbdd-4b0b-bc95-1225c6ccdba4",
+                     *                     "id": "f5fc4a51-3b64-4db7-a1ba-c3fbabff0913",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "2ad009a9-5030-4f18-9ee5-47f00e5ebf16",
+                     *                     "id": "25a29a5b-455e-446b-a939-48fc328b1a02",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "ca463e0d-2f5d-45d2-a220-0aafda0cae25",
+                     *                     "id": "a192663b-f082-4b34-b66c-252852609637",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "c901f550-82c7-497c-8d8d-39a17c33aeda",
+                     *                     "id": "c83a1fc7-9e1e-4335-b523-ca049403fc30",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5583,34 +5828,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "9843a52b-6cf4-46dd-9bd6-57a229c5784c",
+                     *             "id": "b9023d24-ea59-4891-a351-02d181e87b00",
                      *             "pathRu": "Подарочные карты / Steam",
                      *             "pathEn": "gift-cards/steam",
                      *             "filters": [
                      *               {
-                     *                 "id": "9d6f6fba-9c08-4596-9d51-20a60a85674e",
+                     *                 "id": "d8bfe978-608b-4ce1-ab1c-d2fbe96d95e8",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "2d19eb3c-16c5-47fc-8bed-39965bc44cd4",
+                     *                     "id": "637d0c4f-b6cf-4bee-8cbb-10c6ba53f332",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "8c5d732e-e5ea-45c4-9b6b-682645fe2a8c",
+                     *                     "id": "3dd048bf-4eb0-459f-a17c-4d2a03a9b748",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "eb48bd6f-2424-480f-a317-407eba6d69b9",
+                     *                     "id": "aa7d2016-0adf-4422-aa7e-691268f4f5c2",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "3c6d0e8e-d3e2-4340-9bfa-89f4f456dbec",
+                     *                     "id": "063af342-f2a5-4262-b5a9-0cd725796563",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "2d7ea811-fe6e-40ee-9288-cc0bcc0bc5e6",
+                     *                     "id": "54fd6344-18dc-4c62-ae13-b92eed3379a4",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5618,34 +5863,34 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "cf47cc3a-7f9e-4287-878a-0af049b4fd9b",
+                     *             "id": "23f24c2e-bc7e-4061-8608-f88d53c478cb",
                      *             "pathRu": "Подарочные карты / Xbox",
                      *             "pathEn": "gift-cards/xbox",
                      *             "filters": [
                      *               {
-                     *                 "id": "a47bd1e3-a547-4dca-9597-eae52dd4eeed",
+                     *                 "id": "0db61e72-5de8-4204-adf9-a02b0bd8cbcb",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b647a0af-e477-443a-b86d-39198c3a72ff",
+                     *                     "id": "c9546dd1-5f7f-437a-9710-a918c6f0d1ee",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "60e88116-679f-4211-8ac7-35d37c5c51a3",
+                     *                     "id": "c9455505-89b7-42a6-9eb1-e0c85cfb6949",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "995ffcaa-5fd1-4356-a605-3ec687160956",
+                     *                     "id": "132b1428-0242-4f59-951c-8f34659322b4",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "8a5afbdc-8468-4572-934e-2214c5cc8c44",
+                     *                     "id": "67420dc4-4ba1-4548-a424-5c6a2d5230ee",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "83d97066-bd97-45b2-a75d-1866d6861be8",
+                     *                     "id": "132e68bd-0698-43cc-8ff6-c31924afa52e",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5653,36 +5898,36 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c885bc05-163a-4c42-ad7b-070750c76223",
+                     *             "id": "a3fba6ef-049a-4991-ba52-301c65c0af48",
                      *             "pathRu": "Услуги / Прокачка аккаунта",
                      *             "pathEn": "services/account-leveling",
                      *             "filters": []
                      *           },
                      *           {
-                     *             "id": "3f9209b7-8e13-423b-a145-41d08dcf9d5e",
+                     *             "id": "0abb3503-139b-40a4-917d-f6190ca44a60",
                      *             "pathRu": "Услуги / Буст рейтинга",
                      *             "pathEn": "services/rank-boost",
                      *             "filters": [
                      *               {
-                     *                 "id": "d02fda5d-8379-43be-b665-4348bdf60b71",
+                     *                 "id": "adea3ffd-0bc0-4c50-8859-64774e856cb6",
                      *                 "name": "Платформа",
                      *                 "type": "buttons",
                      *                 "affectsPrice": false,
                      *                 "options": [
                      *                   {
-                     *                     "id": "b0fac863-b86e-4047-bbd8-374c4b24f354",
+                     *                     "id": "f386c380-aca1-4df0-bbc2-6317fd52ab07",
                      *                     "label": "PC"
                      *                   },
                      *                   {
-                     *                     "id": "14742300-c9be-4c0f-8dbd-a3b2dac64f3c",
+                     *                     "id": "6e5cc809-54d1-4d81-bc30-fe628a526476",
                      *                     "label": "PlayStation"
                      *                   },
                      *                   {
-                     *                     "id": "8151fe3e-024e-4a2a-8b07-896c133684b7",
+                     *                     "id": "bfc41632-5ff8-4bb6-b174-0dde34f794d1",
                      *                     "label": "Xbox"
                      *                   },
                      *                   {
-                     *                     "id": "7c879368-e006-472f-a573-19b28f186c9d",
+                     *                     "id": "88e5f321-4afb-4473-a9d0-9306e53b2d15",
                      *                     "label": "Nintendo Switch"
                      *                   }
                      *                 ]
@@ -5690,50 +5935,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "ef7a4d90-8640-48f4-9b6b-33cef23316ad",
+                     *             "id": "ee500e8c-cb3c-452d-9462-c73e3d53a451",
                      *             "pathRu": "Программы / Антивирусы",
                      *             "pathEn": "software/antivirus",
                      *             "filters": [
                      *               {
-                     *                 "id": "32ee1119-aed5-4a3c-b71d-2a0ede4d9110",
+                     *                 "id": "ccf0882a-5653-49ab-a9a8-3b281a97526d",
                      *                 "name": "Устройств",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8fafcbdb-d55e-4f72-a1b6-70abaa261111",
+                     *                     "id": "951721e0-651a-4e94-a234-26822bb9fb57",
                      *                     "label": "1"
                      *                   },
                      *                   {
-                     *                     "id": "6458f202-f828-4f8a-a2b9-4ac32a0d03f5",
+                     *                     "id": "c48cde9c-6c03-4485-a7f7-89f9c73dc0f7",
                      *                     "label": "3"
                      *                   },
                      *                   {
-                     *                     "id": "a40ece69-149d-40a0-9fd1-90610e7404ee",
+                     *                     "id": "d828461f-e5e4-4651-ad9e-8eaee1ffaca2",
                      *                     "label": "5"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "2fee9ed1-36b1-49c0-97de-0ee805a8f8ee",
+                     *                 "id": "96ecbbd2-d0d4-48d5-96a8-1e4a2b4c706c",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c594e0ac-a384-4f95-b3bd-6f267ba7d66d",
+                     *                     "id": "1e5b3c85-6f57-4680-b4ba-69af1d628cb0",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "b00c8495-806e-4696-8a67-81f44a39f071",
+                     *                     "id": "6ebc0c37-c3b9-479b-92ed-2167cef8a5e2",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "6d8764be-4bc4-430f-8c58-93dfdb9287c8",
+                     *                     "id": "b8ad2e4c-1026-4b11-b5a8-047b1e4b7b86",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "36e9f06a-64a3-45e1-87eb-50ac3f3caf24",
+                     *                     "id": "8a93f2e8-f031-4722-b5b9-defd4ac6a22c",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5741,30 +5986,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "394df69d-91bf-4453-b2ed-2ca3c8bb0ca0",
+                     *             "id": "ec036420-f3f1-4977-8002-84e13425ca3b",
                      *             "pathRu": "Программы / Microsoft Office",
                      *             "pathEn": "software/microsoft-office",
                      *             "filters": [
                      *               {
-                     *                 "id": "73abbea7-264e-4613-8309-de2ae0bec175",
+                     *                 "id": "524d941b-662d-4657-be03-82785340d5cd",
                      *                 "name": "Версия",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "c536736b-2023-45f0-b5b7-a4e2303c035b",
+                     *                     "id": "b5f30e4c-7644-4aa1-a5c6-7932799c2d77",
                      *                     "label": "2019"
                      *                   },
                      *                   {
-                     *                     "id": "e38d31bc-c972-4f84-a724-3f2026557007",
+                     *                     "id": "f95ca556-fa54-4d4d-8497-eeef35bbb7a2",
                      *                     "label": "2021"
                      *                   },
                      *                   {
-                     *                     "id": "035cb037-a372-4bdb-ab02-14bda6fc1ce2",
+                     *                     "id": "257c8bcb-e8a1-4b36-b59f-3125dbf2bc30",
                      *                     "label": "2024"
                      *                   },
                      *                   {
-                     *                     "id": "c02db43d-6711-4a5c-98f7-4561f13c20c9",
+                     *                     "id": "c3f24221-ef6a-40d6-b9de-813fff35efb2",
                      *                     "label": "365"
                      *                   }
                      *                 ]
@@ -5772,30 +6017,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5f1c1135-bbb0-49bb-986a-061853d93fcf",
+                     *             "id": "87e11fff-8760-450d-9081-a311932933bd",
                      *             "pathRu": "Программы / VPN",
                      *             "pathEn": "software/vpn",
                      *             "filters": [
                      *               {
-                     *                 "id": "c86b7ac6-ac1e-4d90-8744-d1acd8674342",
+                     *                 "id": "41200c7c-4893-42d0-b63e-b6f527506a28",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "ee9a6e0d-51a6-48c8-95d7-37f9a12a3798",
+                     *                     "id": "5c5aeb2f-2725-4e2a-b20a-aa779cada368",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "6cd91302-ef3b-4fee-a25e-5b886bb58ef1",
+                     *                     "id": "3761c28c-9600-4629-b503-ceac3503b589",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "d6d168b2-992e-49ed-8af4-c308ff91d38f",
+                     *                     "id": "eb67b673-ce28-4278-bb65-f8fc0353249b",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "8aac3c7e-6be5-40c3-aba8-3d4b3ba746d7",
+                     *                     "id": "f65eab69-b862-4e31-a16a-84f26b6e00d7",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5803,26 +6048,26 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c1fcf3a8-1185-4439-9fe7-dcf9fc9e1a33",
+                     *             "id": "1c897142-9d2d-47dd-a1c8-48f74af1d4be",
                      *             "pathRu": "Программы / Windows",
                      *             "pathEn": "software/windows",
                      *             "filters": [
                      *               {
-                     *                 "id": "124dfe93-d843-40c4-b46d-f0f41df447b3",
+                     *                 "id": "0167aa6c-0044-4f7b-9eb9-72284d8f5f68",
                      *                 "name": "Редакция",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "cc087c02-6acc-4893-be52-912155be74da",
+                     *                     "id": "de2025f3-1e81-4be6-aaa4-1ad55b08ebd4",
                      *                     "label": "Home"
                      *                   },
                      *                   {
-                     *                     "id": "e6698bb5-9fac-4e3f-adb1-3ff8940f277e",
+                     *                     "id": "33f640c1-9d79-4afd-b5a3-e3caa8c06d7c",
                      *                     "label": "Pro"
                      *                   },
                      *                   {
-                     *                     "id": "a0745a30-2696-4d53-8973-58e6fb93208f",
+                     *                     "id": "16118d25-ed17-436d-838b-78e86d9788b8",
                      *                     "label": "Enterprise"
                      *                   }
                      *                 ]
@@ -5830,22 +6075,22 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "0df4f535-973d-4907-b113-d7ba122c675e",
+                     *             "id": "f74af39a-e0b0-41ba-ab2c-c2f8d265a30d",
                      *             "pathRu": "Подписки / ChatGPT",
                      *             "pathEn": "subscriptions/chatgpt",
                      *             "filters": [
                      *               {
-                     *                 "id": "ebe3a6bc-f644-499d-a1bf-e884f3c59fff",
+                     *                 "id": "23908d85-a613-4438-89fb-75db306208eb",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "860d411a-8516-492c-bd77-7668a15be652",
+                     *                     "id": "da435635-c085-4a1a-94f9-56d4e4823f50",
                      *                     "label": "Plus"
                      *                   },
                      *                   {
-                     *                     "id": "6c24175a-36cc-486c-b300-44c625e3b4fd",
+                     *                     "id": "5476d80d-2021-46d2-8bd1-d3c45979d190",
                      *                     "label": "Pro"
                      *                   }
                      *                 ]
@@ -5853,46 +6098,46 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "c289f5e9-65c8-49fa-a526-17ff234be384",
+                     *             "id": "a7d94474-bdd6-4d32-8ca1-242b61a79c9e",
                      *             "pathRu": "Подписки / Discord Nitro",
                      *             "pathEn": "subscriptions/discord-nitro",
                      *             "filters": [
                      *               {
-                     *                 "id": "7bd7795a-df71-4ce9-867a-8c3ffe9a9465",
+                     *                 "id": "d8c589fc-52f3-4240-9eac-41756b3518cb",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9a5e9ee1-cecc-457e-8995-4cc3bfa8cd58",
+                     *                     "id": "359628a5-a686-4134-955b-961c709d9d7f",
                      *                     "label": "Basic"
                      *                   },
                      *                   {
-                     *                     "id": "7e6c5b0c-553a-4c21-8b0f-6dbb60cd1208",
+                     *                     "id": "cf843f2b-9631-4468-82a0-75e8d3ef4ab3",
                      *                     "label": "Nitro"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "ce790277-1ebd-4296-9d1c-767521d216d2",
+                     *                 "id": "d2c97130-2160-44fb-9764-e0385e740b5a",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "9f4f7116-97ca-4757-b954-210dbee813c6",
+                     *                     "id": "fddce931-d7c4-4cfe-b74b-f41097d5ea82",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "a6ff99fb-e928-4f60-be73-3d3ec4cf3d56",
+                     *                     "id": "1682d004-14c0-4439-91b8-d14134c38418",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "aa653d07-1060-4e97-b406-8b2dd0bb1f52",
+                     *                     "id": "e787dd81-21b1-4071-ae95-9bd95665bbaf",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "aa6ff173-91d4-4bc4-9646-bee89e3af113",
+                     *                     "id": "336ce5e6-5e50-4983-a0e1-cce2d7813c05",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -5900,78 +6145,78 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "5b3a6238-2253-49a1-a7bd-f3fe64fcac48",
+                     *             "id": "3cda4017-d663-4bc7-8a8f-2dda644b6335",
                      *             "pathRu": "Подписки / PlayStation Plus",
                      *             "pathEn": "subscriptions/playstation-plus",
                      *             "filters": [
                      *               {
-                     *                 "id": "81f7f881-f526-41e6-8430-8a64cd2939ac",
+                     *                 "id": "324430c0-10f4-4f37-a612-721f5d357ac6",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "974e89eb-2243-4653-b314-b2b986289ed2",
+                     *                     "id": "6b304120-7fa6-47ed-b73a-91ed81d84365",
                      *                     "label": "Essential"
                      *                   },
                      *                   {
-                     *                     "id": "bbaa775d-47ff-431b-8303-a921f0eb0278",
+                     *                     "id": "75de603d-787b-40a2-9855-132846c0baa8",
                      *                     "label": "Extra"
                      *                   },
                      *                   {
-                     *                     "id": "00ea9b3a-abd3-4e2a-aba9-da312771c475",
+                     *                     "id": "63f84c73-4c40-48ab-a32f-3a899df5dd3d",
                      *                     "label": "Deluxe"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "2c18573c-1aca-43a5-b5f7-2ad246e34984",
+                     *                 "id": "d2d7f466-3d96-4706-a725-1d8a013bbab2",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "046abfa8-1280-46d6-b561-3a4b56e5aa7d",
+                     *                     "id": "ae28324d-2200-4208-9170-00f82099a066",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "fd24e767-8c30-4bca-97f3-3d6a74586e51",
+                     *                     "id": "b25cb963-1209-40a2-a16d-b51afc9bc373",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "520d8ee1-3518-4d3c-bf6d-9dcce992c8e2",
+                     *                     "id": "38deab63-6498-4070-a7d9-2f03dae7a8ab",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "893001a9-4fa5-4130-a505-7dc0c810fa63",
+                     *                     "id": "286b0805-3873-4667-8042-4acbeee0d072",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "727625e0-7dda-4c4c-a152-ff123e4cd408",
+                     *                 "id": "045221e4-0ae4-4862-8f1f-f89f6d706464",
                      *                 "name": "Регион",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "4364c7b6-0796-4d23-a045-42184dacef32",
+                     *                     "id": "988f28d5-c7c1-4f75-b9fa-523598db33af",
                      *                     "label": "Россия и СНГ"
                      *                   },
                      *                   {
-                     *                     "id": "0ebb8dd8-77c4-4be6-9663-59e9e47918c2",
+                     *                     "id": "d0fcf373-3afd-418d-ac8d-6fafda7b48f7",
                      *                     "label": "Европа"
                      *                   },
                      *                   {
-                     *                     "id": "1fe3bab3-f560-473e-a140-17b12e528a52",
+                     *                     "id": "17672d52-af84-4bdc-bcb5-19d0f29974bb",
                      *                     "label": "США"
                      *                   },
                      *                   {
-                     *                     "id": "ca27bbc6-3af2-422e-9851-56c78958a34a",
+                     *                     "id": "5678e70b-7138-466c-8ab4-b1c8a1cf8363",
                      *                     "label": "Турция"
                      *                   },
                      *                   {
-                     *                     "id": "0b66b492-edbe-4218-a32e-0b2b5acd78bd",
+                     *                     "id": "f778770f-3397-43dd-a009-64c0af21ff64",
                      *                     "label": "Весь мир"
                      *                   }
                      *                 ]
@@ -5979,30 +6224,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "f0f54217-5e88-4683-870b-051fd3a9356b",
+                     *             "id": "90f567d1-a783-43b7-90c8-1f625a6d0290",
                      *             "pathRu": "Подписки / Spotify",
                      *             "pathEn": "subscriptions/spotify",
                      *             "filters": [
                      *               {
-                     *                 "id": "e7e828f5-4c97-433d-a80b-bdf63df62d63",
+                     *                 "id": "6debc9a7-7b2f-442b-b71d-ab06ef0a95bd",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "290a09d7-bdf1-4aa4-a199-159ca0cdb55c",
+                     *                     "id": "3930121d-6e3f-4db0-aa93-8843170b4e34",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "6b036e5a-5d17-4528-8851-9f937a2da9ab",
+                     *                     "id": "654abd42-36c5-4578-a4e5-6c708f586c59",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "17abdedd-3a5d-401b-a456-ba854ebfef0e",
+                     *                     "id": "fe0d26b8-660d-4636-99b8-ece74d733612",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "599b5527-188f-4b5e-89f1-4e0bc405051d",
+                     *                     "id": "dc4416ea-68e0-4f49-82bd-a77282699e70",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -6010,50 +6255,50 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "8686daa1-1d8a-4825-9a61-7635052470e5",
+                     *             "id": "42844896-2d23-4360-87dc-369bca0be351",
                      *             "pathRu": "Подписки / Xbox Game Pass",
                      *             "pathEn": "subscriptions/xbox-game-pass",
                      *             "filters": [
                      *               {
-                     *                 "id": "60379037-1287-46bd-a0f4-36e79b53a6e3",
+                     *                 "id": "dba04672-d2c9-49d8-ad82-2e89e77f2831",
                      *                 "name": "Тариф",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "97673486-cb12-4c57-b353-db91b0a6d3a4",
+                     *                     "id": "41975ab5-cddc-4274-9f4b-7a28d2aef878",
                      *                     "label": "Core"
                      *                   },
                      *                   {
-                     *                     "id": "bae96718-b78a-4fe3-809b-6141b9da58c6",
+                     *                     "id": "4873e579-88a7-4d40-9e6b-6d97fb40cf45",
                      *                     "label": "Standard"
                      *                   },
                      *                   {
-                     *                     "id": "bd02a764-a8e8-490d-abff-d609fbf90f02",
+                     *                     "id": "c626baac-28f9-4563-94d3-e7052c9c7390",
                      *                     "label": "Ultimate"
                      *                   }
                      *                 ]
                      *               },
                      *               {
-                     *                 "id": "d7f09a8c-ba6c-4e50-b298-c1a02a07de46",
+                     *                 "id": "71f219f2-dccf-473a-9175-52a8f351f7d2",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "8dd7ad8c-5a7e-485b-9102-64b8762f22d7",
+                     *                     "id": "2b6c590d-eac1-4fb9-ae09-718c3acf27b7",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "84382212-11a3-4f75-be51-09e4fe099d7b",
+                     *                     "id": "69132e43-08a8-493b-ad90-3575e7f4fb74",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "5fbf864f-37cc-4e47-8914-18b0a5424724",
+                     *                     "id": "2410d508-3714-4fae-a678-a85ba9b2babb",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "38f02fc7-0641-4a0b-9c2e-408f6d132f93",
+                     *                     "id": "bd19c6d0-b411-4a60-bf6a-aba59789f2bf",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -6061,30 +6306,30 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "a6691efd-2fe6-46bc-bd97-09d874d2202c",
+                     *             "id": "46229ea7-081f-45c2-b69c-1a1b11829c37",
                      *             "pathRu": "Подписки / YouTube Premium",
                      *             "pathEn": "subscriptions/youtube-premium",
                      *             "filters": [
                      *               {
-                     *                 "id": "645b52a3-bace-4c76-acf7-b20a3e652c2b",
+                     *                 "id": "20916d84-8779-48f7-abc9-1d071e1897be",
                      *                 "name": "Срок",
                      *                 "type": "buttons",
                      *                 "affectsPrice": true,
                      *                 "options": [
                      *                   {
-                     *                     "id": "d732f848-90a3-47b0-aedf-2dcfcc74ab24",
+                     *                     "id": "41046be0-46e9-4f18-8062-cd60a00d63d2",
                      *                     "label": "1 месяц"
                      *                   },
                      *                   {
-                     *                     "id": "8b64f0e3-553f-472b-abfa-0fb2ce1095ed",
+                     *                     "id": "0819d4cc-f2e4-469c-8d32-4584c9534d24",
                      *                     "label": "3 месяца"
                      *                   },
                      *                   {
-                     *                     "id": "91a1f955-3a4d-4c97-9dcf-cdf80d80b610",
+                     *                     "id": "b6909c14-ab7d-42d4-9a90-374718d91b73",
                      *                     "label": "6 месяцев"
                      *                   },
                      *                   {
-                     *                     "id": "8a88c1bb-ed6b-41d1-8ce3-1ac399ac87f4",
+                     *                     "id": "c70cd903-18ae-47eb-a02f-76343f14f66c",
                      *                     "label": "12 месяцев"
                      *                   }
                      *                 ]
@@ -6225,10 +6470,10 @@ export interface operations {
                      *       "data": {
                      *         "rates": [
                      *           {
-                     *             "id": "f133b57a-bd18-44fc-84c3-082e218eb702",
+                     *             "id": "da5cbdc6-773e-4314-afe3-8489f1a5ee29",
                      *             "code": "USD",
                      *             "rate": 92.5,
-                     *             "updatedAt": "2026-11-26T01:10:04.626Z"
+                     *             "updatedAt": "2026-11-28T15:12:03.355Z"
                      *           }
                      *         ]
                      *       }
@@ -6372,8 +6617,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "f8b2515d-0cd0-4a79-8721-00afe327e060",
-                     *         "filePath": "media/f8b2515d-0cd0-4a79-8721-00afe327e060.png"
+                     *         "id": "607c8a5b-5f75-4c6f-8589-7e014cfbe6e2",
+                     *         "filePath": "media/607c8a5b-5f75-4c6f-8589-7e014cfbe6e2.png"
                      *       }
                      *     }
                      */
@@ -6540,16 +6785,16 @@ export interface operations {
                      *       "data": {
                      *         "orders": [
                      *           {
-                     *             "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
+                     *             "id": "261afc95-991f-47a8-89ac-11a30347c14f",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-26T01:10:06.487Z",
-                     *             "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *             "createdAt": "2026-11-28T15:12:04.312Z",
+                     *             "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *                 "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -6561,16 +6806,16 @@ export interface operations {
                      *             "deliveredAt": null
                      *           },
                      *           {
-                     *             "id": "ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2",
+                     *             "id": "26faf2e0-0cde-41af-8d10-0f823b404453",
                      *             "status": "paid",
-                     *             "createdAt": "2026-11-26T01:10:06.874Z",
-                     *             "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *             "createdAt": "2026-11-28T15:12:04.525Z",
+                     *             "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *             "productTitle": "Steam key: Hades II",
                      *             "quantity": 1,
                      *             "amount": 600.33,
                      *             "fieldValues": [
                      *               {
-                     *                 "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *                 "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *                 "label": "Email for delivery",
                      *                 "value": "buyer@example.com"
                      *               }
@@ -6701,7 +6946,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
+                 * @example 261afc95-991f-47a8-89ac-11a30347c14f
                  */
                 id: string;
             };
@@ -6726,16 +6971,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
+                     *           "id": "261afc95-991f-47a8-89ac-11a30347c14f",
                      *           "status": "paid",
-                     *           "createdAt": "2026-11-26T01:10:06.487Z",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "createdAt": "2026-11-28T15:12:04.312Z",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6862,7 +7107,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
+                 * @example 261afc95-991f-47a8-89ac-11a30347c14f
                  */
                 id: string;
             };
@@ -6888,16 +7133,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
+                     *           "id": "261afc95-991f-47a8-89ac-11a30347c14f",
                      *           "status": "processing",
-                     *           "createdAt": "2026-11-26T01:10:06.487Z",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "createdAt": "2026-11-28T15:12:04.312Z",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -6905,7 +7150,7 @@ export interface operations {
                      *           "assigneeType": "api",
                      *           "deliveredValue": null,
                      *           "deliveredValues": [],
-                     *           "takenAt": "2026-11-26T01:10:07.310Z",
+                     *           "takenAt": "2026-11-28T15:12:04.929Z",
                      *           "deliveredAt": null
                      *         }
                      *       }
@@ -7075,7 +7320,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
+                 * @example 261afc95-991f-47a8-89ac-11a30347c14f
                  */
                 id: string;
             };
@@ -7106,16 +7351,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
+                     *           "id": "261afc95-991f-47a8-89ac-11a30347c14f",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-26T01:10:06.487Z",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "createdAt": "2026-11-28T15:12:04.312Z",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -7125,8 +7370,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "AAAAA-BBBBB-CCCCC"
                      *           ],
-                     *           "takenAt": "2026-11-26T01:10:07.310Z",
-                     *           "deliveredAt": "2026-11-26T01:10:07.983Z"
+                     *           "takenAt": "2026-11-28T15:12:04.929Z",
+                     *           "deliveredAt": "2026-11-28T15:12:05.532Z"
                      *         }
                      *       }
                      *     }
@@ -7295,7 +7540,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2
+                 * @example 26faf2e0-0cde-41af-8d10-0f823b404453
                  */
                 id: string;
             };
@@ -7331,16 +7576,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "order": {
-                     *           "id": "ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2",
+                     *           "id": "26faf2e0-0cde-41af-8d10-0f823b404453",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-26T01:10:06.874Z",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "createdAt": "2026-11-28T15:12:04.525Z",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -7523,7 +7768,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
+                 * @example 261afc95-991f-47a8-89ac-11a30347c14f
                  */
                 id: string;
             };
@@ -7549,19 +7794,35 @@ export interface operations {
                      *       "data": {
                      *         "messages": [
                      *           {
-                     *             "id": "9616842a-2cc1-47d4-ab73-8611daf2738b",
+                     *             "id": "5edf8de4-40ac-4c03-974e-3d9208ddded0",
                      *             "senderRole": "buyer",
                      *             "text": "Hi! Is the key region-free?",
-                     *             "createdAt": "2026-11-26T01:10:07.540Z"
+                     *             "createdAt": "2026-11-28T15:12:05.023Z",
+                     *             "ruleId": null
                      *           },
                      *           {
-                     *             "id": "0de99847-0417-4770-9786-09d2f9a5da7f",
+                     *             "id": "7f0c88a1-188b-4f74-abae-314f4e43b203",
                      *             "senderRole": "seller",
                      *             "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *             "createdAt": "2026-11-26T01:10:07.746Z"
+                     *             "createdAt": "2026-11-28T15:12:05.291Z",
+                     *             "ruleId": null
+                     *           },
+                     *           {
+                     *             "id": "c3e82eab-5f1f-4ed7-840e-8ff86104175b",
+                     *             "senderRole": "buyer",
+                     *             "text": "!help",
+                     *             "createdAt": "2026-11-28T15:12:05.413Z",
+                     *             "ruleId": null
+                     *           },
+                     *           {
+                     *             "id": "9233ddcd-7ce5-4f2b-a274-0cc9838b8779",
+                     *             "senderRole": "seller",
+                     *             "text": "Commands: !seller calls the seller. Your order: Steam key: Hades II x1.",
+                     *             "createdAt": "2026-11-28T15:12:05.444Z",
+                     *             "ruleId": "cb562751-4719-4f38-8205-5f619532db51"
                      *           }
                      *         ],
-                     *         "nextCursor": "2026-11-26T01:10:07.746Z"
+                     *         "nextCursor": "2026-11-28T15:12:05.444Z"
                      *       }
                      *     }
                      */
@@ -7684,7 +7945,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example c4d1fb52-1c95-471a-9ee2-7b608bafa4a0
+                 * @example 261afc95-991f-47a8-89ac-11a30347c14f
                  */
                 id: string;
             };
@@ -7719,10 +7980,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "message": {
-                     *           "id": "0de99847-0417-4770-9786-09d2f9a5da7f",
+                     *           "id": "7f0c88a1-188b-4f74-abae-314f4e43b203",
                      *           "senderRole": "seller",
                      *           "text": "Yes, it activates worldwide. Your key is on its way.",
-                     *           "createdAt": "2026-11-26T01:10:07.746Z"
+                     *           "createdAt": "2026-11-28T15:12:05.291Z",
+                     *           "ruleId": null
                      *         }
                      *       }
                      *     }
@@ -7923,21 +8185,21 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "2f8c7ef2-3e9a-4e71-aaa2-cc956e98055c",
+                     *             "id": "5483c7b1-a71b-4143-ba1c-0ae9c3665171",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-26T01:10:06.487Z",
+                     *             "createdAt": "2026-11-28T15:12:04.312Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "c4d1fb52-1c95-471a-9ee2-7b608bafa4a0",
+                     *                 "id": "261afc95-991f-47a8-89ac-11a30347c14f",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-26T01:10:06.487Z",
-                     *                 "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *                 "createdAt": "2026-11-28T15:12:04.312Z",
+                     *                 "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *                     "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -7951,21 +8213,21 @@ export interface operations {
                      *             }
                      *           },
                      *           {
-                     *             "id": "2e204649-55be-4161-b1e8-917d213f2661",
+                     *             "id": "ed8a660f-5072-4214-b4b3-ff529501cc63",
                      *             "type": "order.paid",
-                     *             "createdAt": "2026-11-26T01:10:06.874Z",
+                     *             "createdAt": "2026-11-28T15:12:04.525Z",
                      *             "data": {
                      *               "order": {
-                     *                 "id": "ffe1f7c0-42e2-422e-99c0-e860f5c1c6f2",
+                     *                 "id": "26faf2e0-0cde-41af-8d10-0f823b404453",
                      *                 "status": "paid",
-                     *                 "createdAt": "2026-11-26T01:10:06.874Z",
-                     *                 "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *                 "createdAt": "2026-11-28T15:12:04.525Z",
+                     *                 "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *                 "productTitle": "Steam key: Hades II",
                      *                 "quantity": 1,
                      *                 "amount": 600.33,
                      *                 "fieldValues": [
                      *                   {
-                     *                     "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *                     "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *                     "label": "Email for delivery",
                      *                     "value": "buyer@example.com"
                      *                   }
@@ -7979,7 +8241,7 @@ export interface operations {
                      *             }
                      *           }
                      *         ],
-                     *         "nextCursor": "v1_2_8ffceb44"
+                     *         "nextCursor": "v1_2_e8f678dd"
                      *       }
                      *     }
                      */
@@ -8131,7 +8393,7 @@ export interface operations {
                      *       "data": {
                      *         "endpoints": [
                      *           {
-                     *             "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *             "id": "e0536bee-5a59-4173-b361-37ae27e78a0f",
                      *             "url": "https://bot.example.com/hooks",
                      *             "eventTypes": [
                      *               "order.paid",
@@ -8140,8 +8402,8 @@ export interface operations {
                      *             "description": "fulfilment bot",
                      *             "enabled": true,
                      *             "disabledReason": null,
-                     *             "createdAt": "2026-11-26T01:10:06.136Z",
-                     *             "updatedAt": "2026-11-26T01:10:06.136Z"
+                     *             "createdAt": "2026-11-28T15:12:03.975Z",
+                     *             "updatedAt": "2026-11-28T15:12:03.975Z"
                      *           }
                      *         ]
                      *       }
@@ -8290,7 +8552,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "id": "e0536bee-5a59-4173-b361-37ae27e78a0f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8299,10 +8561,10 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-26T01:10:06.136Z",
-                     *           "updatedAt": "2026-11-26T01:10:06.136Z"
+                     *           "createdAt": "2026-11-28T15:12:03.975Z",
+                     *           "updatedAt": "2026-11-28T15:12:03.975Z"
                      *         },
-                     *         "secret": "whsec_v6WLUaflQyS8ua5/LZB3SotsDHP8koR3fAdZhSknl2Y="
+                     *         "secret": "whsec_o34BMsbYcbmtqqX2mKuG6KrffM1cSBB7fQmpVAMja6Y="
                      *       }
                      *     }
                      */
@@ -8433,7 +8695,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
             };
@@ -8458,7 +8720,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "id": "e0536bee-5a59-4173-b361-37ae27e78a0f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8467,8 +8729,8 @@ export interface operations {
                      *           "description": "fulfilment bot",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-26T01:10:06.136Z",
-                     *           "updatedAt": "2026-11-26T01:10:06.136Z"
+                     *           "createdAt": "2026-11-28T15:12:03.975Z",
+                     *           "updatedAt": "2026-11-28T15:12:03.975Z"
                      *         }
                      *       }
                      *     }
@@ -8583,7 +8845,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
             };
@@ -8608,7 +8870,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "id": "e0536bee-5a59-4173-b361-37ae27e78a0f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8617,8 +8879,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-26T01:10:06.136Z",
-                     *           "updatedAt": "2026-11-26T01:10:06.335Z"
+                     *           "createdAt": "2026-11-28T15:12:03.975Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.143Z"
                      *         }
                      *       }
                      *     }
@@ -8733,7 +8995,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
             };
@@ -8768,7 +9030,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "id": "e0536bee-5a59-4173-b361-37ae27e78a0f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8777,8 +9039,8 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-26T01:10:06.136Z",
-                     *           "updatedAt": "2026-11-26T01:10:06.260Z"
+                     *           "createdAt": "2026-11-28T15:12:03.975Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.110Z"
                      *         }
                      *       }
                      *     }
@@ -8908,7 +9170,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
             };
@@ -8933,7 +9195,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "endpoint": {
-                     *           "id": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
+                     *           "id": "e0536bee-5a59-4173-b361-37ae27e78a0f",
                      *           "url": "https://bot.example.com/hooks",
                      *           "eventTypes": [
                      *             "order.paid",
@@ -8942,10 +9204,10 @@ export interface operations {
                      *           "description": "fulfilment bot (eu)",
                      *           "enabled": true,
                      *           "disabledReason": null,
-                     *           "createdAt": "2026-11-26T01:10:06.136Z",
-                     *           "updatedAt": "2026-11-26T01:10:06.335Z"
+                     *           "createdAt": "2026-11-28T15:12:03.975Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.143Z"
                      *         },
-                     *         "secret": "whsec_yijshdfob2veuzknSVlChuMk2bBVk1Vl7OrKKQtxhNk="
+                     *         "secret": "whsec_CL58DYwOxYSMJjcBFvr47/ryI5fTz1WxLlkSiYOn6es="
                      *       }
                      *     }
                      */
@@ -9061,7 +9323,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
             };
@@ -9086,17 +9348,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "97899490-b162-4ca1-95bf-8e75c34b408f",
-                     *           "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *           "eventId": "0eb5905f-d0ee-43bf-b8a6-f09ac5eb9220",
+                     *           "id": "0a2add27-24cb-4246-bdbf-d92e9f9f03b5",
+                     *           "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *           "eventId": "9b2eb69c-18bf-47bd-9e94-baf65ea2d4fd",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
                      *           "attempts": 0,
                      *           "lastAttemptAt": null,
-                     *           "nextAttemptAt": "2026-11-26T01:10:08.696Z",
+                     *           "nextAttemptAt": "2026-11-28T15:12:05.795Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-26T01:10:08.696Z"
+                     *           "createdAt": "2026-11-28T15:12:05.795Z"
                      *         }
                      *       }
                      *     }
@@ -9221,7 +9483,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
             };
@@ -9247,69 +9509,108 @@ export interface operations {
                      *       "data": {
                      *         "deliveries": [
                      *           {
-                     *             "id": "97899490-b162-4ca1-95bf-8e75c34b408f",
-                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *             "eventId": "0eb5905f-d0ee-43bf-b8a6-f09ac5eb9220",
+                     *             "id": "0a2add27-24cb-4246-bdbf-d92e9f9f03b5",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "9b2eb69c-18bf-47bd-9e94-baf65ea2d4fd",
                      *             "eventType": "webhook.test",
                      *             "status": "pending",
-                     *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-26T01:10:08.749Z",
-                     *             "nextAttemptAt": "2026-11-26T01:10:08.696Z",
+                     *             "attempts": 0,
+                     *             "lastAttemptAt": null,
+                     *             "nextAttemptAt": "2026-11-28T15:12:05.795Z",
                      *             "lastStatusCode": null,
                      *             "lastError": null,
-                     *             "createdAt": "2026-11-26T01:10:08.696Z"
+                     *             "createdAt": "2026-11-28T15:12:05.795Z"
                      *           },
                      *           {
-                     *             "id": "71c9dde5-b293-4824-9694-2b56b3162558",
-                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *             "eventId": "38eeef7a-e7fe-4a95-86df-731a5dfece66",
+                     *             "id": "25e41701-a7cf-47ab-89af-8a4b2e0f8b0d",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "c457f506-64cd-4743-85cc-8761a760c2a0",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-26T01:10:07.768Z",
-                     *             "nextAttemptAt": "2026-11-26T01:10:12.877Z",
+                     *             "lastAttemptAt": "2026-11-28T15:12:05.652Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:05.532Z",
                      *             "lastStatusCode": null,
-                     *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-26T01:10:07.732Z"
+                     *             "lastError": null,
+                     *             "createdAt": "2026-11-28T15:12:05.532Z"
                      *           },
                      *           {
-                     *             "id": "5409a73c-ad38-48be-a5db-dbee7331ef43",
-                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *             "eventId": "651d125c-46b9-4819-8606-df52d2f3e581",
+                     *             "id": "8b93b409-518c-43b3-84d9-6558045fddb5",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "e8eeb970-e2c6-4a18-a1e1-64854e0bddb1",
                      *             "eventType": "message.created",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-26T01:10:07.589Z",
-                     *             "nextAttemptAt": "2026-11-26T01:10:12.606Z",
+                     *             "lastAttemptAt": "2026-11-28T15:12:05.576Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:10.997Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-26T01:10:07.538Z"
+                     *             "createdAt": "2026-11-28T15:12:05.411Z"
                      *           },
                      *           {
-                     *             "id": "b124464f-e094-44a2-9099-a6105271322c",
-                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *             "eventId": "2e204649-55be-4161-b1e8-917d213f2661",
+                     *             "id": "1b4b356d-a86e-4f25-a304-3316bc360cdd",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "b87aa1c5-d441-4d40-a4b9-1cd51e9f8456",
+                     *             "eventType": "message.created",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-28T15:12:05.450Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:10.916Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-28T15:12:05.411Z"
+                     *           },
+                     *           {
+                     *             "id": "f4f4e530-b561-44e4-9f63-3a3b84579315",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "f6beb1b6-4070-4062-a27d-e5243625cad9",
+                     *             "eventType": "message.created",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-28T15:12:05.306Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:09.883Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-28T15:12:05.288Z"
+                     *           },
+                     *           {
+                     *             "id": "98fd6000-fc60-42ff-8b73-1a3bd1bcf405",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "eed0dd89-c628-4af9-bdec-094c420556af",
+                     *             "eventType": "message.created",
+                     *             "status": "pending",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-28T15:12:05.149Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:10.357Z",
+                     *             "lastStatusCode": null,
+                     *             "lastError": "The host name does not resolve.",
+                     *             "createdAt": "2026-11-28T15:12:05.011Z"
+                     *           },
+                     *           {
+                     *             "id": "d23d4a69-20d5-4ced-8239-4290ef7de98a",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "ed8a660f-5072-4214-b4b3-ff529501cc63",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-26T01:10:06.915Z",
-                     *             "nextAttemptAt": "2026-11-26T01:10:12.002Z",
+                     *             "lastAttemptAt": "2026-11-28T15:12:04.572Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:10.171Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-26T01:10:06.874Z"
+                     *             "createdAt": "2026-11-28T15:12:04.525Z"
                      *           },
                      *           {
-                     *             "id": "2c7b5537-2e7b-4ee9-8679-2fbfc5de3ac7",
-                     *             "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *             "eventId": "2f8c7ef2-3e9a-4e71-aaa2-cc956e98055c",
+                     *             "id": "87b4ef6f-ef98-4fa3-a82e-5fd8946922ca",
+                     *             "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *             "eventId": "5483c7b1-a71b-4143-ba1c-0ae9c3665171",
                      *             "eventType": "order.paid",
                      *             "status": "pending",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-26T01:10:06.673Z",
-                     *             "nextAttemptAt": "2026-11-26T01:10:11.878Z",
+                     *             "lastAttemptAt": "2026-11-28T15:12:04.396Z",
+                     *             "nextAttemptAt": "2026-11-28T15:12:09.932Z",
                      *             "lastStatusCode": null,
                      *             "lastError": "The host name does not resolve.",
-                     *             "createdAt": "2026-11-26T01:10:06.487Z"
+                     *             "createdAt": "2026-11-28T15:12:04.312Z"
                      *           }
                      *         ],
                      *         "nextCursor": null
@@ -9428,12 +9729,12 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 697b2ed3-5278-4f1e-8c6e-f4e6999444cf
+                 * @example e0536bee-5a59-4173-b361-37ae27e78a0f
                  */
                 id: string;
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 97899490-b162-4ca1-95bf-8e75c34b408f
+                 * @example 0a2add27-24cb-4246-bdbf-d92e9f9f03b5
                  */
                 deliveryId: string;
             };
@@ -9458,17 +9759,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "delivery": {
-                     *           "id": "97899490-b162-4ca1-95bf-8e75c34b408f",
-                     *           "endpointId": "697b2ed3-5278-4f1e-8c6e-f4e6999444cf",
-                     *           "eventId": "0eb5905f-d0ee-43bf-b8a6-f09ac5eb9220",
+                     *           "id": "0a2add27-24cb-4246-bdbf-d92e9f9f03b5",
+                     *           "endpointId": "e0536bee-5a59-4173-b361-37ae27e78a0f",
+                     *           "eventId": "9b2eb69c-18bf-47bd-9e94-baf65ea2d4fd",
                      *           "eventType": "webhook.test",
                      *           "status": "pending",
-                     *           "attempts": 1,
-                     *           "lastAttemptAt": "2026-11-26T01:10:08.749Z",
-                     *           "nextAttemptAt": "2026-11-26T01:10:08.829Z",
+                     *           "attempts": 0,
+                     *           "lastAttemptAt": null,
+                     *           "nextAttemptAt": "2026-11-28T15:12:05.876Z",
                      *           "lastStatusCode": null,
                      *           "lastError": null,
-                     *           "createdAt": "2026-11-26T01:10:08.696Z"
+                     *           "createdAt": "2026-11-28T15:12:05.795Z"
                      *         }
                      *       }
                      *     }
@@ -9602,9 +9903,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:43895/deliver",
-                     *           "createdAt": "2026-11-26T01:10:11.558Z",
-                     *           "updatedAt": "2026-11-26T01:10:11.558Z"
+                     *           "url": "http://127.0.0.1:44125/deliver",
+                     *           "createdAt": "2026-11-28T15:12:08.253Z",
+                     *           "updatedAt": "2026-11-28T15:12:08.253Z"
                      *         }
                      *       }
                      *     }
@@ -9723,7 +10024,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "http://127.0.0.1:43895/deliver"
+                 *       "url": "http://127.0.0.1:44125/deliver"
                  *     }
                  */
                 "application/json": components["schemas"]["DeliveryEndpointInput"];
@@ -9747,11 +10048,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:43895/deliver",
-                     *           "createdAt": "2026-11-26T01:10:11.558Z",
-                     *           "updatedAt": "2026-11-26T01:10:11.558Z"
+                     *           "url": "http://127.0.0.1:44125/deliver",
+                     *           "createdAt": "2026-11-28T15:12:08.253Z",
+                     *           "updatedAt": "2026-11-28T15:12:08.253Z"
                      *         },
-                     *         "secret": "whsec_4+Lr4PkxvKd8eHQuQA0q1a8NuSPIkM+dwK+suYXyGeY="
+                     *         "secret": "whsec_+E3Gkg3/26K9y1cHPjZFrSeFNNrPYffbOtv+W5+Oq38="
                      *       }
                      *     }
                      */
@@ -9901,9 +10202,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:43895/deliver",
-                     *           "createdAt": "2026-11-26T01:10:11.558Z",
-                     *           "updatedAt": "2026-11-26T01:10:12.533Z"
+                     *           "url": "http://127.0.0.1:44125/deliver",
+                     *           "createdAt": "2026-11-28T15:12:08.253Z",
+                     *           "updatedAt": "2026-11-28T15:12:09.099Z"
                      *         }
                      *       }
                      *     }
@@ -10037,11 +10338,11 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryEndpoint": {
-                     *           "url": "http://127.0.0.1:43895/deliver",
-                     *           "createdAt": "2026-11-26T01:10:11.558Z",
-                     *           "updatedAt": "2026-11-26T01:10:12.533Z"
+                     *           "url": "http://127.0.0.1:44125/deliver",
+                     *           "createdAt": "2026-11-28T15:12:08.253Z",
+                     *           "updatedAt": "2026-11-28T15:12:09.099Z"
                      *         },
-                     *         "secret": "whsec_0KFl59xZ4sArX3537Rw1WTrbMXxaADLMSY/AADvSyJs="
+                     *         "secret": "whsec_0pDw3Xe8U9MUqBUAyUqm38acXHzRcvMm2ao0YnOFK0o="
                      *       }
                      *     }
                      */
@@ -10161,7 +10462,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                 *       "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                  *       "quantity": 1
                  *     }
                  */
@@ -10188,7 +10489,7 @@ export interface operations {
                      *         "result": {
                      *           "ok": true,
                      *           "statusCode": 200,
-                     *           "durationMs": 70,
+                     *           "durationMs": 34,
                      *           "valuesCount": 1,
                      *           "problems": []
                      *         }
@@ -10320,7 +10621,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example f1523f94-6ccf-40af-9d9f-cef76a801f91
+                 * @example 244b0869-ccc1-47c7-b9b9-55fb2a739e7a
                  */
                 id: string;
             };
@@ -10345,20 +10646,20 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryRequest": {
-                     *           "id": "743b70f3-c04f-46d0-8b06-006ba01cac2f",
-                     *           "orderId": "f1523f94-6ccf-40af-9d9f-cef76a801f91",
+                     *           "id": "caf2d0a2-e6d3-4f10-bf8a-ca7e1b2251f5",
+                     *           "orderId": "244b0869-ccc1-47c7-b9b9-55fb2a739e7a",
                      *           "status": "succeeded",
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-26T01:10:12.034Z",
+                     *               "at": "2026-11-28T15:12:08.645Z",
                      *               "statusCode": 200,
                      *               "error": null,
-                     *               "durationMs": 80
+                     *               "durationMs": 69
                      *             }
                      *           ],
                      *           "nextAttemptAt": null,
-                     *           "createdAt": "2026-11-26T01:10:11.844Z",
-                     *           "updatedAt": "2026-11-26T01:10:12.034Z"
+                     *           "createdAt": "2026-11-28T15:12:08.412Z",
+                     *           "updatedAt": "2026-11-28T15:12:08.645Z"
                      *         }
                      *       }
                      *     }
@@ -10473,7 +10774,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 2a84e2be-08c3-4874-a17c-c0407843dfd6
+                 * @example 0a78a783-a37b-4c8f-9126-e1bf46355fb6
                  */
                 id: string;
             };
@@ -10498,20 +10799,20 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "deliveryRequest": {
-                     *           "id": "5ef53166-7521-4ec3-951f-df83114f4e5a",
-                     *           "orderId": "2a84e2be-08c3-4874-a17c-c0407843dfd6",
+                     *           "id": "dd2aafe1-4d43-42a0-b2b9-215d911e19a2",
+                     *           "orderId": "0a78a783-a37b-4c8f-9126-e1bf46355fb6",
                      *           "status": "pending",
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-26T01:10:12.408Z",
+                     *               "at": "2026-11-28T15:12:08.945Z",
                      *               "statusCode": 409,
                      *               "error": "HTTP 409: the endpoint cannot supply this order; no further attempt.",
-                     *               "durationMs": 39
+                     *               "durationMs": 92
                      *             }
                      *           ],
-                     *           "nextAttemptAt": "2026-11-26T01:10:12.425Z",
-                     *           "createdAt": "2026-11-26T01:10:12.284Z",
-                     *           "updatedAt": "2026-11-26T01:10:12.425Z"
+                     *           "nextAttemptAt": "2026-11-28T15:12:09.003Z",
+                     *           "createdAt": "2026-11-28T15:12:08.816Z",
+                     *           "updatedAt": "2026-11-28T15:12:09.003Z"
                      *         }
                      *       }
                      *     }
@@ -10676,17 +10977,17 @@ export interface operations {
                      *       "data": {
                      *         "claims": [
                      *           {
-                     *             "id": "6a83b055-d84a-438d-b9e8-b4c48131a9ac",
-                     *             "orderId": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
-                     *             "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *             "id": "77fa21f7-f71a-4d17-b8da-af018d7cc7d8",
+                     *             "orderId": "3c110eaf-0976-4c3b-b4ff-d8e317c869f1",
+                     *             "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *             "status": "open",
                      *             "reason": "not_working",
                      *             "text": "The key says it was already redeemed.",
                      *             "valueIndexes": [
                      *               0
                      *             ],
-                     *             "respondBy": "2026-11-28T01:10:09.745Z",
-                     *             "createdAt": "2026-11-26T01:10:09.745Z",
+                     *             "respondBy": "2026-11-30T15:12:06.756Z",
+                     *             "createdAt": "2026-11-28T15:12:06.756Z",
                      *             "resolvedAt": null,
                      *             "resolution": null,
                      *             "escalatedAt": null
@@ -10809,7 +11110,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 6a83b055-d84a-438d-b9e8-b4c48131a9ac
+                 * @example 77fa21f7-f71a-4d17-b8da-af018d7cc7d8
                  */
                 id: string;
             };
@@ -10834,17 +11135,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "claim": {
-                     *           "id": "6a83b055-d84a-438d-b9e8-b4c48131a9ac",
-                     *           "orderId": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "77fa21f7-f71a-4d17-b8da-af018d7cc7d8",
+                     *           "orderId": "3c110eaf-0976-4c3b-b4ff-d8e317c869f1",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "status": "open",
                      *           "reason": "not_working",
                      *           "text": "The key says it was already redeemed.",
                      *           "valueIndexes": [
                      *             0
                      *           ],
-                     *           "respondBy": "2026-11-28T01:10:09.745Z",
-                     *           "createdAt": "2026-11-26T01:10:09.745Z",
+                     *           "respondBy": "2026-11-30T15:12:06.756Z",
+                     *           "createdAt": "2026-11-28T15:12:06.756Z",
                      *           "resolvedAt": null,
                      *           "resolution": null,
                      *           "escalatedAt": null
@@ -10965,7 +11266,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 6a83b055-d84a-438d-b9e8-b4c48131a9ac
+                 * @example 77fa21f7-f71a-4d17-b8da-af018d7cc7d8
                  */
                 id: string;
             };
@@ -10995,18 +11296,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "claim": {
-                     *           "id": "6a83b055-d84a-438d-b9e8-b4c48131a9ac",
-                     *           "orderId": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "77fa21f7-f71a-4d17-b8da-af018d7cc7d8",
+                     *           "orderId": "3c110eaf-0976-4c3b-b4ff-d8e317c869f1",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "status": "replaced",
                      *           "reason": "not_working",
                      *           "text": "The key says it was already redeemed.",
                      *           "valueIndexes": [
                      *             0
                      *           ],
-                     *           "respondBy": "2026-11-28T01:10:09.745Z",
-                     *           "createdAt": "2026-11-26T01:10:09.745Z",
-                     *           "resolvedAt": "2026-11-26T01:10:09.974Z",
+                     *           "respondBy": "2026-11-30T15:12:06.756Z",
+                     *           "createdAt": "2026-11-28T15:12:06.756Z",
+                     *           "resolvedAt": "2026-11-28T15:12:06.907Z",
                      *           "resolution": {
                      *             "kind": "replaced",
                      *             "by": "seller",
@@ -11016,16 +11317,16 @@ export interface operations {
                      *           "escalatedAt": null
                      *         },
                      *         "order": {
-                     *           "id": "c2ad6e82-3fce-4787-9b39-00b7514100ce",
+                     *           "id": "3c110eaf-0976-4c3b-b4ff-d8e317c869f1",
                      *           "status": "awaiting_confirmation",
-                     *           "createdAt": "2026-11-26T01:10:09.576Z",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "createdAt": "2026-11-28T15:12:06.631Z",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -11035,8 +11336,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "HADES-8LQW-2MNB-50TY"
                      *           ],
-                     *           "takenAt": "2026-11-26T01:10:09.576Z",
-                     *           "deliveredAt": "2026-11-26T01:10:09.576Z"
+                     *           "takenAt": "2026-11-28T15:12:06.631Z",
+                     *           "deliveredAt": "2026-11-28T15:12:06.631Z"
                      *         }
                      *       }
                      *     }
@@ -11206,7 +11507,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 5b744cfb-7a98-4d1a-abc9-f6960894e6fe
+                 * @example da2c3d39-9f5d-41f9-b848-ef793835fd05
                  */
                 id: string;
             };
@@ -11241,18 +11542,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "claim": {
-                     *           "id": "5b744cfb-7a98-4d1a-abc9-f6960894e6fe",
-                     *           "orderId": "4efaaba7-0dfb-4314-af7f-ca3be7701ca0",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "da2c3d39-9f5d-41f9-b848-ef793835fd05",
+                     *           "orderId": "9b7a935b-b617-4f33-84ab-053cd5d00779",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "status": "refunded",
                      *           "reason": "not_working",
                      *           "text": "Wrong region.",
                      *           "valueIndexes": [
                      *             0
                      *           ],
-                     *           "respondBy": "2026-11-28T01:10:11.084Z",
-                     *           "createdAt": "2026-11-26T01:10:11.084Z",
-                     *           "resolvedAt": "2026-11-26T01:10:11.372Z",
+                     *           "respondBy": "2026-11-30T15:12:07.903Z",
+                     *           "createdAt": "2026-11-28T15:12:07.903Z",
+                     *           "resolvedAt": "2026-11-28T15:12:08.052Z",
                      *           "resolution": {
                      *             "kind": "refunded",
                      *             "by": "seller",
@@ -11262,16 +11563,16 @@ export interface operations {
                      *           "escalatedAt": null
                      *         },
                      *         "order": {
-                     *           "id": "4efaaba7-0dfb-4314-af7f-ca3be7701ca0",
+                     *           "id": "9b7a935b-b617-4f33-84ab-053cd5d00779",
                      *           "status": "cancelled",
-                     *           "createdAt": "2026-11-26T01:10:10.965Z",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "createdAt": "2026-11-28T15:12:07.780Z",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "productTitle": "Steam key: Hades II",
                      *           "quantity": 1,
                      *           "amount": 600.33,
                      *           "fieldValues": [
                      *             {
-                     *               "fieldId": "b89da3ad-6d36-4458-8ed8-15669ffad669",
+                     *               "fieldId": "ee574916-f3d2-4174-ac09-3c31ca600119",
                      *               "label": "Email for delivery",
                      *               "value": "buyer@example.com"
                      *             }
@@ -11281,8 +11582,8 @@ export interface operations {
                      *           "deliveredValues": [
                      *             "HADES-Z0CJ-6WUA-18FN"
                      *           ],
-                     *           "takenAt": "2026-11-26T01:10:10.965Z",
-                     *           "deliveredAt": "2026-11-26T01:10:10.965Z"
+                     *           "takenAt": "2026-11-28T15:12:07.780Z",
+                     *           "deliveredAt": "2026-11-28T15:12:07.780Z"
                      *         }
                      *       }
                      *     }
@@ -11452,7 +11753,7 @@ export interface operations {
             path: {
                 /**
                  * @description Opaque identifier (UUID).
-                 * @example 5888aad7-345c-40a1-a8c3-ce94d72220b1
+                 * @example a21bae0e-0a54-4243-8a4b-fb7d8e795189
                  */
                 id: string;
             };
@@ -11487,18 +11788,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "claim": {
-                     *           "id": "5888aad7-345c-40a1-a8c3-ce94d72220b1",
-                     *           "orderId": "06a11885-9edd-4866-88f4-950164fd9751",
-                     *           "productId": "cb290dfb-f764-4a0d-8571-7a38875905ee",
+                     *           "id": "a21bae0e-0a54-4243-8a4b-fb7d8e795189",
+                     *           "orderId": "3f5cb078-cafa-4a58-8051-39ffa77369ac",
+                     *           "productId": "039b5383-3960-41c2-a936-e776e2b18cd9",
                      *           "status": "rejected",
                      *           "reason": "not_working",
                      *           "text": "Activation fails with an error.",
                      *           "valueIndexes": [
                      *             0
                      *           ],
-                     *           "respondBy": "2026-11-28T01:10:10.316Z",
-                     *           "createdAt": "2026-11-26T01:10:10.316Z",
-                     *           "resolvedAt": "2026-11-26T01:10:10.444Z",
+                     *           "respondBy": "2026-11-30T15:12:07.311Z",
+                     *           "createdAt": "2026-11-28T15:12:07.311Z",
+                     *           "resolvedAt": "2026-11-28T15:12:07.489Z",
                      *           "resolution": {
                      *             "kind": "rejected",
                      *             "by": "seller",
@@ -11669,12 +11970,12 @@ export interface operations {
             query?: {
                 /**
                  * @description First day of the range (inclusive), in `tz`. Default: 29 days before `to`.
-                 * @example 2026-11-20
+                 * @example 2026-11-22
                  */
                 from?: string;
                 /**
                  * @description Last day of the range (inclusive), in `tz`. Default: today in `tz`. At most 366 days counting both ends.
-                 * @example 2026-11-26
+                 * @example 2026-11-28
                  */
                 to?: string;
                 /**
@@ -11712,31 +12013,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "from": "2026-11-20",
-                     *         "to": "2026-11-26",
+                     *         "from": "2026-11-22",
+                     *         "to": "2026-11-28",
                      *         "tz": "Europe/Moscow",
                      *         "groupBy": "day",
                      *         "rows": [
-                     *           {
-                     *             "period": "2026-11-20",
-                     *             "productId": null,
-                     *             "productTitle": null,
-                     *             "orders": 0,
-                     *             "quantity": 0,
-                     *             "gross": 0,
-                     *             "refunded": 0,
-                     *             "credited": 0
-                     *           },
-                     *           {
-                     *             "period": "2026-11-21",
-                     *             "productId": null,
-                     *             "productTitle": null,
-                     *             "orders": 0,
-                     *             "quantity": 0,
-                     *             "gross": 0,
-                     *             "refunded": 0,
-                     *             "credited": 0
-                     *           },
                      *           {
                      *             "period": "2026-11-22",
                      *             "productId": null,
@@ -11779,6 +12060,26 @@ export interface operations {
                      *           },
                      *           {
                      *             "period": "2026-11-26",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-27",
+                     *             "productId": null,
+                     *             "productTitle": null,
+                     *             "orders": 0,
+                     *             "quantity": 0,
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "credited": 0
+                     *           },
+                     *           {
+                     *             "period": "2026-11-28",
                      *             "productId": null,
                      *             "productTitle": null,
                      *             "orders": 2,
@@ -11848,6 +12149,1060 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listChatRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "rules": [
+                     *           {
+                     *             "id": "3b19a038-56fb-4f32-b050-d2fd1608f2ab",
+                     *             "name": "Thank you",
+                     *             "enabled": true,
+                     *             "trigger": "order.delivered",
+                     *             "priority": 10,
+                     *             "productIds": [],
+                     *             "keywords": [],
+                     *             "cooldownSeconds": 0,
+                     *             "afterMinutes": null,
+                     *             "callSeller": false,
+                     *             "text": "Thank you for order {{orderId}}!",
+                     *             "firedCount": 1,
+                     *             "lastFiredAt": "2026-11-28T15:12:05.556Z",
+                     *             "createdAt": "2026-11-28T15:12:04.177Z",
+                     *             "updatedAt": "2026-11-28T15:12:04.283Z"
+                     *           },
+                     *           {
+                     *             "id": "cb562751-4719-4f38-8205-5f619532db51",
+                     *             "name": "Help",
+                     *             "enabled": true,
+                     *             "trigger": "message.keyword",
+                     *             "priority": 100,
+                     *             "productIds": [],
+                     *             "keywords": [
+                     *               "!help",
+                     *               "помощь"
+                     *             ],
+                     *             "cooldownSeconds": 60,
+                     *             "afterMinutes": null,
+                     *             "callSeller": false,
+                     *             "text": "Commands: !seller calls the seller. Your order: {{productTitle}} x{{quantity}}.",
+                     *             "firedCount": 1,
+                     *             "lastFiredAt": "2026-11-28T15:12:05.444Z",
+                     *             "createdAt": "2026-11-28T15:12:04.275Z",
+                     *             "updatedAt": "2026-11-28T15:12:04.275Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description Every rule of the shop (at most 100), by `priority` then `createdAt`; not paged. */
+                            rules: components["schemas"]["ChatRule"][];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createChatRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen key (1–255 printable ASCII). A repeat of the same request with the same key has no second effect and gets the first response again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Thank you",
+                 *       "trigger": "order.delivered",
+                 *       "text": "Thank you for order {{orderId}}! Enjoy the game."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatRuleInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "rule": {
+                     *           "id": "3b19a038-56fb-4f32-b050-d2fd1608f2ab",
+                     *           "name": "Thank you",
+                     *           "enabled": true,
+                     *           "trigger": "order.delivered",
+                     *           "priority": 100,
+                     *           "productIds": [],
+                     *           "keywords": [],
+                     *           "cooldownSeconds": 0,
+                     *           "afterMinutes": null,
+                     *           "callSeller": false,
+                     *           "text": "Thank you for order {{orderId}}! Enjoy the game.",
+                     *           "firedCount": 0,
+                     *           "lastFiredAt": null,
+                     *           "createdAt": "2026-11-28T15:12:04.177Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.177Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            rule: components["schemas"]["ChatRule"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_IN_PROGRESS`: A request with the same `Idempotency-Key` is still being processed; retry shortly. `CHAT_RULE_LIMIT`: The shop already has its 100 chat rules (deleted ones do not count). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyInProgressError"] | components["schemas"]["ChatRuleLimitError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: The `Idempotency-Key` was used before with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    previewChatRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "trigger": "order.paid",
+                 *       "orderId": "261afc95-991f-47a8-89ac-11a30347c14f",
+                 *       "text": "Order {{orderId}}: {{amount}} RUB"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatRulePreviewInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "text": "Order 261afc95-991f-47a8-89ac-11a30347c14f: 600.33 RUB"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The text as the rule would post it in that order's chat (empty: nothing). */
+                            text: string;
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"] | components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `ORDER_INVALID_STATUS`: The order's current status does not allow this action. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderInvalidStatusError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getChatRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example cb562751-4719-4f38-8205-5f619532db51
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "rule": {
+                     *           "id": "cb562751-4719-4f38-8205-5f619532db51",
+                     *           "name": "Help",
+                     *           "enabled": true,
+                     *           "trigger": "message.keyword",
+                     *           "priority": 100,
+                     *           "productIds": [],
+                     *           "keywords": [
+                     *             "!help",
+                     *             "помощь"
+                     *           ],
+                     *           "cooldownSeconds": 60,
+                     *           "afterMinutes": null,
+                     *           "callSeller": false,
+                     *           "text": "Commands: !seller calls the seller. Your order: {{productTitle}} x{{quantity}}.",
+                     *           "firedCount": 0,
+                     *           "lastFiredAt": null,
+                     *           "createdAt": "2026-11-28T15:12:04.275Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.275Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            rule: components["schemas"]["ChatRule"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    replaceChatRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example 3b19a038-56fb-4f32-b050-d2fd1608f2ab
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Thank you",
+                 *       "trigger": "order.delivered",
+                 *       "priority": 10,
+                 *       "text": "Thank you for order {{orderId}}!"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatRuleInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "rule": {
+                     *           "id": "3b19a038-56fb-4f32-b050-d2fd1608f2ab",
+                     *           "name": "Thank you",
+                     *           "enabled": true,
+                     *           "trigger": "order.delivered",
+                     *           "priority": 10,
+                     *           "productIds": [],
+                     *           "keywords": [],
+                     *           "cooldownSeconds": 0,
+                     *           "afterMinutes": null,
+                     *           "callSeller": false,
+                     *           "text": "Thank you for order {{orderId}}!",
+                     *           "firedCount": 0,
+                     *           "lastFiredAt": null,
+                     *           "createdAt": "2026-11-28T15:12:04.177Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.283Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            rule: components["schemas"]["ChatRule"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. `ORDER_NOT_FOUND`: The resource in the path (an order, product, category, currency rate or image) does not exist for this shop. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"] | components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An unexpected error; the `X-Request-Id` finds it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (the database) is unreachable, the instance is overloaded or shutting down; retry after `Retry-After` seconds (1 when absent). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After-Optional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteChatRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Opaque identifier (UUID).
+                 * @example cb562751-4719-4f38-8205-5f619532db51
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "rule": {
+                     *           "id": "cb562751-4719-4f38-8205-5f619532db51",
+                     *           "name": "Help",
+                     *           "enabled": true,
+                     *           "trigger": "message.keyword",
+                     *           "priority": 100,
+                     *           "productIds": [],
+                     *           "keywords": [
+                     *             "!help",
+                     *             "помощь"
+                     *           ],
+                     *           "cooldownSeconds": 60,
+                     *           "afterMinutes": null,
+                     *           "callSeller": false,
+                     *           "text": "Commands: !seller calls the seller. Your order: {{productTitle}} x{{quantity}}.",
+                     *           "firedCount": 1,
+                     *           "lastFiredAt": "2026-11-28T15:12:05.444Z",
+                     *           "createdAt": "2026-11-28T15:12:04.275Z",
+                     *           "updatedAt": "2026-11-28T15:12:04.275Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            rule: components["schemas"]["ChatRule"];
+                        };
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed: a parameter, header or body breaks the rules (`details` names each problem). A body over its size limit is 413 with this code. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `API_KEY_INVALID`: The API key (or the operator token) is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyInvalidError"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such route, public file, webhook endpoint or delivery, delivery endpoint or delivery request; also a path whose parameter is longer than 500 characters. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description `RATE_LIMIT`: Too many requests in the window; retry after `Retry-After` seconds. */
@@ -12348,6 +13703,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderUpdatedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, a redirect, no answer in time) is a failed attempt, made again on the retry schedule with the same `webhook-id`. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chatSellerCalledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (a delivery request's id): the same on every attempt. Deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was made, in Unix seconds. Refuse one too far from your clock (the libraries allow 5 minutes). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`; two, space-separated, for 24 hours after a rotation. The `standardwebhooks` libraries check it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatSellerCalledWebhook"];
             };
         };
         responses: {

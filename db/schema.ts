@@ -39,7 +39,9 @@ export const shops = pgTable('shops', {
    * in the same transaction as the delete, so a cursor below it is exactly one
    * that has lost events (410 CURSOR_EXPIRED).
    */
-  eventPrunedSeq: bigint('event_pruned_seq', { mode: 'number' }).notNull().default(0)
+  eventPrunedSeq: bigint('event_pruned_seq', { mode: 'number' }).notNull().default(0),
+  /** Raised by every change of the shop's chat rules: keys the keyword matchers cached per instance. */
+  chatRulesVersion: bigint('chat_rules_version', { mode: 'number' }).notNull().default(0)
 })
 
 export const apiKeys = pgTable('api_keys', {
@@ -282,7 +284,9 @@ export const orderMessages = pgTable('order_messages', {
   senderRole: text('sender_role').notNull(),
   text: text('text').notNull(),
   /** Strictly increasing within an order: the chat cursor relies on it. */
-  createdAt: stamp('created_at')
+  createdAt: stamp('created_at'),
+  /** The chat rule that posted it (docs/chat-rules.md); null for every other message. No key: rules are deleted. */
+  ruleId: uuid('rule_id')
 }, (t) => [uniqueIndex('order_messages_order_created_idx').on(t.orderId, t.createdAt)])
 
 export const ledgerEntries = pgTable('ledger_entries', {

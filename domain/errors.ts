@@ -49,7 +49,8 @@ const table = {
       'getWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'rotateWebhookSecret',
       'testWebhookEndpoint', 'listWebhookDeliveries', 'retryWebhookDelivery',
       'getDeliveryEndpoint', 'deleteDeliveryEndpoint', 'rotateDeliveryEndpointSecret', 'testDeliveryEndpoint',
-      'getClaim', 'replaceClaim', 'refundClaim', 'rejectClaim', 'escalateClaim', 'resolveClaim'
+      'getClaim', 'replaceClaim', 'refundClaim', 'rejectClaim', 'escalateClaim', 'resolveClaim',
+      'getChatRule', 'replaceChatRule', 'deleteChatRule'
     ]
   },
   ORDER_NOT_FOUND: {
@@ -59,7 +60,9 @@ const table = {
     message: 'Order not found.',
     means: 'The resource in the path (an order, product, category, currency rate or image) does not exist for ' +
       'this shop.',
-    operations: ['getStock', 'updateStock', 'addStockItems', 'listStockItems', 'testDeliveryEndpoint']
+    operations: [
+      'getStock', 'updateStock', 'addStockItems', 'listStockItems', 'testDeliveryEndpoint', 'replaceChatRule'
+    ]
   },
   ORDER_INVALID_STATUS: {
     status: 409,
@@ -67,7 +70,7 @@ const table = {
     means: 'The order\'s current status does not allow this action.',
     operations: [
       'takeOrder', 'deliverOrder', 'cancelOrder', 'confirmOrder', 'retryDeliveryRequest',
-      'openClaim', 'replaceClaim', 'refundClaim', 'resolveClaim'
+      'openClaim', 'replaceClaim', 'refundClaim', 'resolveClaim', 'previewChatRule'
     ]
   },
   IDEMPOTENCY_IN_PROGRESS: {
@@ -76,7 +79,7 @@ const table = {
     message: 'A request with this Idempotency-Key is still being processed.',
     means: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
     operations: ['takeOrder', 'deliverOrder', 'cancelOrder', 'openClaim', 'replaceClaim', 'refundClaim',
-      'rejectClaim', 'escalateClaim', 'resolveClaim']
+      'rejectClaim', 'escalateClaim', 'resolveClaim', 'createChatRule']
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
@@ -119,6 +122,12 @@ const table = {
     message: 'The stock holds too few available items for the replacement.',
     means: 'A replacement from stock found too few available items of the order\'s option; nothing changed.',
     operations: ['replaceClaim']
+  },
+  CHAT_RULE_LIMIT: {
+    status: 409,
+    message: 'The shop already has 100 chat rules: delete one first.',
+    means: 'The shop already has its 100 chat rules (deleted ones do not count).',
+    operations: ['createChatRule']
   },
   CSRF_INVALID: {
     status: 403,

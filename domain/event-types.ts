@@ -18,7 +18,9 @@ export const eventTypes = [
   'claim.opened',
   'claim.escalated',
   'claim.resolved',
-  'order.updated'
+  'order.updated',
+  // A chat rule with callSeller answered a buyer (docs/chat-rules.md): a person may be wanted.
+  'chat.seller_called'
 ] as const
 export type EventType = typeof eventTypes[number]
 

@@ -1,6 +1,8 @@
 // The reference fulfilment bot: follows the shop's events feed, takes every
-// paid order, delivers one code from a local file, thanks the buyer in the
-// order's chat and answers the buyer's messages there. It never claims an
+// paid order, delivers one code from a local file and answers the buyer's
+// messages in the order's chat. The thank-you after delivery (and a greeting,
+// `!help`, reminders to confirm) is the shop's chat rules' job now
+// (docs/chat-rules.md): the service posts them itself, once. It never claims an
 // order it did not fulfil, survives a crash at any point without losing or
 // doubling work, and stops cleanly on SIGINT / SIGTERM.
 //
@@ -18,13 +20,13 @@
 // - `cursor`: the feed position, stored only once every event of a page is
 //   handled, so a crash replays that page, never skips one;
 // - `orders`: each order the bot tried to take, with how far it got
-//   (`taking` → `taken` → `delivered` → `thanked`, or `elsewhere` when someone
+//   (`taking` → `taken` → `delivered`, or `elsewhere` when someone
 //   else had it first) and the code it assigned.
 //
 // Why it never tells a buyer a wrong code: it delivers only orders its own take
 // succeeded for (a take repeated after a crash carries the same Idempotency-Key,
-// `take:<id>`, and is answered with the stored success), and it thanks only for
-// a delivery of its own code (after a 409 it reads the order back and compares).
+// `take:<id>`, and is answered with the stored success), and it counts as its own
+// only a delivery of its own code (after a 409 it reads the order back and compares).
 // An order taken, delivered or cancelled by someone else is left alone: no
 // delivery, no message, no code used.
 //
@@ -37,7 +39,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createSellerClient, followEvents, SellerApiError, unwrap } from '../client/index.js'
 
-type Step = 'taking' | 'taken' | 'delivered' | 'thanked' | 'elsewhere'
+type Step = 'taking' | 'taken' | 'delivered' | 'elsewhere'
 interface Journal { step: Step, code?: string }
 interface State { cursor?: string, orders: Record<string, Journal>, badCodes?: string[] }
 
@@ -119,11 +121,11 @@ async function once<T> (call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Takes, delivers and thanks for one paid order; each step journaled, each safe to repeat. */
+/** Takes and delivers one paid order; each step journaled, each safe to repeat. */
 async function fulfil (state: State, orderId: string) {
   const path = { params: { path: { id: orderId } } }
   const entry = state.orders[orderId] ??= { step: 'taking' }
-  if (entry.step === 'elsewhere' || entry.step === 'thanked') return
+  if (entry.step === 'elsewhere' || entry.step === 'delivered') return
   saveState(state)
 
   if (entry.step === 'taking') {
@@ -162,21 +164,13 @@ async function fulfil (state: State, orderId: string) {
     entry.step = 'delivered'
     saveState(state)
   }
-
-  await once(() => unwrap(seller.POST('/v1/orders/{id}/messages', {
-    ...path,
-    body: { text: `Thank you for your order! Your code: ${entry.code}` },
-    headers: { 'idempotency-key': `thanks:${orderId}` }
-  })))
-  entry.step = 'thanked'
-  saveState(state)
   log(`order ${orderId} delivered`)
 }
 
 /** Answers a buyer's message in an order the bot delivered; every other message (its own included) is not for it. */
 async function answer (state: State, orderId: string, message: { id: string, senderRole: string }) {
   const entry = state.orders[orderId]
-  if (message.senderRole !== 'buyer' || !entry || (entry.step !== 'delivered' && entry.step !== 'thanked')) return
+  if (message.senderRole !== 'buyer' || entry?.step !== 'delivered') return
   await once(() => unwrap(seller.POST('/v1/orders/{id}/messages', {
     params: { path: { id: orderId } },
     body: {
@@ -193,7 +187,7 @@ interface OpenedClaim { id: string, orderId: string, status: string, valueIndexe
 /** Replaces the reported code of an order the bot delivered; anything else is left to a person. */
 async function replaceClaimed (state: State, claim: OpenedClaim) {
   const entry = state.orders[claim.orderId]
-  const ours = entry && (entry.step === 'delivered' || entry.step === 'thanked') && entry.code !== undefined
+  const ours = entry?.step === 'delivered' && entry.code !== undefined
   const code = ours && claim.status === 'open' && claim.valueIndexes.length === 1 ? unusedCode(state) : undefined
   if (!code) {
     log(`claim ${claim.id} on order ${claim.orderId}: left to a person`)

@@ -215,6 +215,13 @@ export const ConfigSchema = Type.Object({
     maximum: 30_000,
     default: 10_000,
     description: 'an integer from 10 to 30000 (milliseconds)'
+  }),
+  // Chat rules (docs/chat-rules.md): how often every instance posts the due `order.unconfirmed` reminders.
+  CHAT_RULE_SWEEP_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 30_000,
+    default: 10_000,
+    description: 'an integer from 10 to 30000 (milliseconds)'
   })
 })
 

@@ -117,6 +117,11 @@ async function openapiPlugin (fastify: FastifyInstance) {
         },
         { name: 'stats', description: 'Sales statistics from the orders and the ledger' },
         {
+          name: 'chat-rules',
+          description: 'Messages the service posts in the orders\' chats by itself: after each step, on ' +
+            'keywords, as reminders'
+        },
+        {
           name: 'delivery',
           description: 'Just-in-time delivery: the service asks your endpoint for the goods ' +
           'of each purchase and delivers them'

@@ -16,7 +16,8 @@ export const EventTypeSchema = StringEnum(eventTypes, {
     'a product\'s stock (or one of its variants) fell to its low-stock threshold, or to 0. ' +
     '`order.delivery_failed`: the shop\'s delivery endpoint could not supply an order, which stays `paid`. ' +
     '`claim.opened`, `claim.escalated`, `claim.resolved`: `data.claim` is the claim right after the change. ' +
-    '`order.updated`: a claim\'s replacement changed the order\'s delivered values.'
+    '`order.updated`: a claim\'s replacement changed the order\'s delivered values. `chat.seller_called`: a ' +
+    'chat rule with `callSeller` answered a buyer\'s message.'
 })
 
 export const OrderEventData = Type.Object({
@@ -73,6 +74,16 @@ export const ClaimEventData = Type.Object({
   description: 'The claim right after the change, as `GET /v1/claims/{id}` returned it then.'
 })
 
+export const ChatSellerCalledEventData = Type.Object({
+  orderId: Id,
+  message: MessageSchema,
+  ruleId: Id
+}, {
+  $id: 'ChatSellerCalledEventData',
+  title: 'ChatSellerCalledEventData',
+  description: 'The buyer\'s message a chat rule with `callSeller` answered, its order, and the rule.'
+})
+
 /** A reference to a named schema, typed as the schema it names. */
 const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!))
 
@@ -118,11 +129,14 @@ export const ClaimResolvedEvent = eventKind('claim.resolved', 'ClaimResolvedEven
   'A claim was replaced, refunded or rejected (by the shop, automatically, or by the marketplace).')
 export const OrderUpdatedEvent = eventKind('order.updated', 'OrderUpdatedEvent', OrderEventData,
   'The order\'s delivered values changed (a claim\'s replacement); its status did not.')
+export const ChatSellerCalledEvent = eventKind('chat.seller_called', 'ChatSellerCalledEvent',
+  ChatSellerCalledEventData, 'A chat rule with `callSeller` answered a buyer\'s message (right after its answer): ' +
+  'a person may be wanted in that chat.')
 
 export const eventKinds = [
   OrderPaidEvent, OrderTakenEvent, OrderDeliveredEvent, OrderCancelledEvent, OrderCompletedEvent, MessageCreatedEvent,
   StockLowEvent, StockEmptyEvent, OrderDeliveryFailedEvent,
-  ClaimOpenedEvent, ClaimEscalatedEvent, ClaimResolvedEvent, OrderUpdatedEvent
+  ClaimOpenedEvent, ClaimEscalatedEvent, ClaimResolvedEvent, OrderUpdatedEvent, ChatSellerCalledEvent
 ]
 
 export const EventSchema = Type.Union(eventKinds.map(ref), {
@@ -135,7 +149,7 @@ export type Event = Static<typeof EventSchema>
 /** Every named event schema, for `fastify.addSchema`. */
 export const eventSchemas: TSchema[] = [
   OrderEventData, MessageEventData, StockLowEventData, StockEmptyEventData, OrderDeliveryFailedEventData,
-  ClaimEventData, ...eventKinds, EventSchema
+  ClaimEventData, ChatSellerCalledEventData, ...eventKinds, EventSchema
 ]
 
 const kind = `(${eventTypes.map((t) => t.replace('.', '\\.')).join('|')})`

@@ -9,7 +9,10 @@ export const MessageSchema = Type.Object({
     description: '`seller`: posted through this API; `buyer`: the buyer; `system`: the marketplace.'
   }),
   text: Type.String(),
-  createdAt: Timestamp
+  createdAt: Timestamp,
+  ruleId: Nullable(Id, {
+    description: 'The chat rule that posted it (as the shop, `seller`); null for any other message.'
+  })
 }, { 'x-component': 'Message', title: 'Message' })
 export type Message = Static<typeof MessageSchema>
 

@@ -7,8 +7,8 @@ import { sendStatuses } from '../domain/webhook-sends.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
 import { Id, Nullable, NullableTimestamp, SecretString, StringEnum, Timestamp } from './common.js'
 import {
-  ClaimEventData, EventTypeSchema, MessageEventData, OrderDeliveryFailedEventData, OrderEventData,
-  StockEmptyEventData, StockLowEventData
+  ChatSellerCalledEventData, ClaimEventData, EventTypeSchema, MessageEventData, OrderDeliveryFailedEventData,
+  OrderEventData, StockEmptyEventData, StockLowEventData
 } from './events.js'
 import { OrderSchema } from './orders.js'
 
@@ -129,7 +129,8 @@ const eventData: Record<EventType, TSchema> = {
   'order.delivery_failed': OrderDeliveryFailedEventData,
   'claim.opened': ClaimEventData,
   'claim.escalated': ClaimEventData,
-  'claim.resolved': ClaimEventData
+  'claim.resolved': ClaimEventData,
+  'chat.seller_called': ChatSellerCalledEventData
 }
 
 /** The body schema of a delivery of `eventType`: its data is the event's payload (or the test's). */

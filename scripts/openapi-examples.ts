@@ -204,8 +204,31 @@ try {
       headers: operator,
       body: { productId: product.id, quantity: 1, fieldValues: [{ fieldId: email.id, value: 'buyer@example.com' }] }
     })
+  // Chat rules (docs/chat-rules.md): a thank-you after delivery, a `!help` command.
+  const { rule: thanks } = await call('POST', '/v1/chat-rules', {
+    headers: { ...seller, 'idempotency-key': 'rule:thanks' },
+    body: { name: 'Thank you', trigger: 'order.delivered', text: 'Thank you for order {{orderId}}! Enjoy the game.' }
+  })
+  const { rule: help } = await call('POST', '/v1/chat-rules', {
+    headers: seller,
+    body: {
+      name: 'Help',
+      trigger: 'message.keyword',
+      keywords: ['!help', 'помощь'],
+      cooldownSeconds: 60,
+      text: 'Commands: !seller calls the seller. Your order: {{productTitle}} x{{quantity}}.'
+    }
+  })
+  await call('PUT', `/v1/chat-rules/${thanks.id}`, {
+    headers: seller,
+    body: { name: 'Thank you', trigger: 'order.delivered', priority: 10, text: 'Thank you for order {{orderId}}!' }
+  })
   const { order } = await buy()
   const { order: second } = await buy()
+  await call('POST', '/v1/chat-rules/preview', {
+    headers: seller, body: { trigger: 'order.paid', orderId: order.id, text: 'Order {{orderId}}: {{amount}} RUB' }
+  })
+  await call('GET', `/v1/chat-rules/${help.id}`, { headers: seller })
   await call('GET', '/v1/events?limit=10&wait=0', { headers: seller })
   await call('GET', '/v1/orders?status=paid&page=1&limit=20', { headers: seller })
   await call('GET', `/v1/orders/${order.id}`, { headers: seller })
@@ -217,6 +240,7 @@ try {
       headers: { ...seller, 'idempotency-key': `answer:${order.id}` },
       body: { text: 'Yes, it activates worldwide. Your key is on its way.' }
     })
+  await call('POST', `/internal/v1/orders/${order.id}/messages`, { headers: operator, body: { text: '!help' } })
   await call('GET', `/v1/orders/${order.id}/messages?limit=20`, { headers: seller })
   await call('POST', `/v1/orders/${order.id}/deliver`,
     { headers: { ...seller, 'idempotency-key': `deliver:${order.id}` }, body: { value: 'AAAAA-BBBBB-CCCCC' } })
@@ -227,6 +251,8 @@ try {
       body: { reason: 'Out of stock for this region.' }
     })
   await call('GET', `/internal/v1/shops/${shop.id}/ledger`, { headers: operator })
+  await call('GET', '/v1/chat-rules', { headers: seller })
+  await call('DELETE', `/v1/chat-rules/${help.id}`, { headers: seller })
   // The week's sales in Moscow: the confirmed order credited, the cancelled one refunded (docs/sales-stats.md).
   const today = todayIn('Europe/Moscow')
   const weekAgo = new Date(Date.parse(`${today}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10)

@@ -67,7 +67,7 @@ const replaceValuesSql = `with o as (
   ), m as (
     insert into order_messages (order_id, sender_role, text, created_at)
     select id, 'system', $3, last_message_at from o
-    returning id, sender_role, text, created_at
+    returning id, sender_role, text, created_at, rule_id
   ), mr as (
     select ${messageColumns('m')} from m
   ), evs as (

@@ -13,7 +13,7 @@ import { preparedOnce, rawQuery, runPrepared } from '../core/sql.js'
 import { isoTime, toMilliseconds } from '../core/time.js'
 
 /** A chat message as the API returns it (MessageSchema in schemas/messages.ts). */
-export interface Message { id: string, senderRole: SenderRole, text: string, createdAt: string }
+export interface Message { id: string, senderRole: SenderRole, text: string, createdAt: string, ruleId: string | null }
 
 /** The next message's time on order row `o`: max(now, the last message's + 1 ms). */
 export const nextMessageTime = (o: string) =>
@@ -21,22 +21,24 @@ export const nextMessageTime = (o: string) =>
 
 /** The columns of message row `m` as MessageSchema names them. */
 export const messageColumns = (m: string) =>
-  `${m}.id, ${m}.sender_role as "senderRole", ${m}.text, ${isoTime(`${m}.created_at`)} as "createdAt"`
+  `${m}.id, ${m}.sender_role as "senderRole", ${m}.text, ${isoTime(`${m}.created_at`)} as "createdAt",
+  ${m}.rule_id as "ruleId"`
 
 /**
  * A post as one statement (db/events/statements.ts). The UPDATE of the order's
  * last_message_at serialises the posts to one order on its row and, after
  * waiting, sees the previous post's time (a max(created_at) read in the same
- * statement would not: one snapshot). $1 order, $2 role, $3 text, $4 shop.
+ * statement would not: one snapshot). $1 order, $2 role, $3 text, $4 shop; `onlyIf`, SQL
+ * over the order's row `orders`, posts only when it holds (db/chat-rules/buyer-messages.ts).
  */
-const postMessageSql = (scoped: boolean) => `with o as (
+export const postMessageSql = (scoped: boolean, onlyIf?: string) => `with o as (
     update orders set last_message_at = ${nextMessageTime('orders')}
-    where id = $1${scoped ? ' and shop_id = $4 and external' : ''}
+    where id = $1${scoped ? ' and shop_id = $4 and external' : ''}${onlyIf === undefined ? '' : ` and ${onlyIf}`}
     returning id, shop_id, external, last_message_at
   ), m as (
     insert into order_messages (order_id, sender_role, text, created_at)
     select id, $2, $3, last_message_at from o
-    returning id, sender_role, text, created_at
+    returning id, sender_role, text, created_at, rule_id
   ), r as (
     select ${messageColumns('m')} from m
   ), ${appendEventCtes({
@@ -81,10 +83,10 @@ export const postSystemMessage = (tx: Tx, orderId: string, text: string) =>
 
 /** $1 order, $2 shop, $3 limit, $4 cursor: visibility and the page in one round trip. */
 const listMessagesSql = (withCursor: boolean) => `
-  select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${isoTime('m.created_at')} as "createdAt"
+  select o.id as "orderId", ${messageColumns('m')}
   from orders o
   left join (
-    select id, sender_role, text, created_at from order_messages
+    select id, sender_role, text, created_at, rule_id from order_messages
     where order_id = $1${withCursor ? ' and created_at > $4::timestamptz' : ''}
     order by created_at limit $3::int
   ) m on true

@@ -1,11 +1,14 @@
 // Demo data for a first look: a shop with a USD rate, an externally automated
-// product priced in dollars, and an API key.
+// product priced in dollars, and an API key; on the first embedded start also
+// two chat rules (seedDemoChatRules), so the tour shows the shop answering by itself.
 import { createApiKey } from '../../db/shops/api-keys.js'
 import { listCategories } from '../../db/catalog/categories.js'
 import type { Db } from '../../db/core/client.js'
 import { upsertCurrencyRate } from '../../db/catalog/currency-rates.js'
 import { createProduct } from '../../db/catalog/products.js'
 import { createShop } from '../../db/shops/shops.js'
+import { createChatRule } from '../../db/chat-rules/rules.js'
+import { chatRuleFields } from '../../domain/chat-rules.js'
 
 export async function seedDemoShop (
   db: Db, name = 'Demo shop'
@@ -39,4 +42,22 @@ export async function seedDemoShop (
   })
   const { secret } = await createApiKey(db, shop.id, 'demo')
   return { shopId: shop.id, productId: product.id, secret }
+}
+
+/** The demo shop's chat rules (docs/chat-rules.md): a thank-you after delivery and a `!help` command. */
+export async function seedDemoChatRules (db: Db, shopId: string): Promise<void> {
+  await createChatRule(db, shopId, chatRuleFields({
+    name: 'Thank you',
+    trigger: 'order.delivered',
+    text: 'Спасибо за покупку! Thank you for your order {{orderId}} ({{productTitle}}). ' +
+      'Questions? Write !help.'
+  }))
+  await createChatRule(db, shopId, chatRuleFields({
+    name: 'Help',
+    trigger: 'message.keyword',
+    keywords: ['!help', '!помощь'],
+    cooldownSeconds: 60,
+    text: 'Your code is in this chat once the order is delivered; please confirm receipt after activating it. ' +
+      'If the code does not work, open a claim on the order. Ваш код придёт в этот чат.'
+  }))
 }

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { createPortalLink } from '../../db/portal/links.js'
 import { shops } from '../../db/schema.js'
 import { LINK_TTL } from '../../domain/portal-token.js'
-import { seedDemoShop } from './demo.js'
+import { seedDemoChatRules, seedDemoShop } from './demo.js'
 
 /** What the first start reads of the service's configuration (plugins/config.ts). */
 export interface InstallationSettings {
@@ -44,6 +44,7 @@ export async function prepareEmbeddedInstallation<C extends InstallationSettings
       const [anyShop] = await app.db.select({ id: shops.id }).from(shops).limit(1)
       if (anyShop) return
       const demo = await seedDemoShop(app.db)
+      await seedDemoChatRules(app.db, demo.shopId)
       // The longest a link may live: a newcomer may open it days later.
       const portal = await createPortalLink(app.db, demo.shopId,
         { ttlSeconds: LINK_TTL.max, readOnly: false, locale: 'ru' })

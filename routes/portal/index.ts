@@ -18,6 +18,7 @@ import { ApiError } from '../../domain/errors.js'
 import { errorBody, isUnavailable } from '../../plugins/errors.js'
 import activity from './activity.js'
 import apiKeys from './api-keys.js'
+import chatRules from './chat-rules.js'
 import claims from './claims.js'
 import deliveryEndpoint from './delivery-endpoint.js'
 import entering from './entering.js'
@@ -115,6 +116,7 @@ export default async function portal (fastify: FastifyInstance) {
     await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })
     await scope.register(stock, { prefix: '/stock' })
     await scope.register(claims, { prefix: '/claims' })
+    await scope.register(chatRules, { prefix: '/chat-rules' })
     await scope.register(sales, { prefix: '/sales' })
     await scope.register(activity, { prefix: '/activity' })
   })

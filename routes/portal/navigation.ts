@@ -4,7 +4,8 @@
 import type { PortalLocale } from '../../domain/portal-token.js'
 import type { MessageKey } from './i18n/index.js'
 
-export type Section = 'api-keys' | 'webhooks' | 'delivery-endpoint' | 'stock' | 'claims' | 'sales' | 'activity'
+export type Section =
+  'api-keys' | 'webhooks' | 'delivery-endpoint' | 'stock' | 'claims' | 'chat-rules' | 'sales' | 'activity'
 
 export const navigation: ReadonlyArray<{ section: Section, href: string, label: MessageKey }> = [
   { section: 'api-keys', href: '/portal/api-keys', label: 'nav.apiKeys' },
@@ -12,6 +13,7 @@ export const navigation: ReadonlyArray<{ section: Section, href: string, label: 
   { section: 'delivery-endpoint', href: '/portal/delivery-endpoint', label: 'nav.deliveryEndpoint' },
   { section: 'stock', href: '/portal/stock', label: 'nav.stock' },
   { section: 'claims', href: '/portal/claims', label: 'nav.claims' },
+  { section: 'chat-rules', href: '/portal/chat-rules', label: 'nav.chatRules' },
   { section: 'sales', href: '/portal/sales', label: 'nav.sales' },
   { section: 'activity', href: '/portal/activity', label: 'nav.activity' }
 ]

@@ -5,6 +5,7 @@ import { handleNotFound } from '../../plugins/errors.js'
 import idempotency from '../../plugins/idempotency.js'
 import rateLimit from '../../plugins/rate-limit.js'
 import categories from './categories/index.js'
+import chatRules from './chat-rules/index.js'
 import claims from './claims/index.js'
 import currencyRates from './currency-rates/index.js'
 import deliveryEndpoint from './delivery-endpoint/index.js'
@@ -40,4 +41,5 @@ export default async function sellerApi (fastify: FastifyInstance) {
   await fastify.register(deliveryRequests, { prefix: '/orders' })
   await fastify.register(claims, { prefix: '/claims' })
   await fastify.register(stats, { prefix: '/stats' })
+  await fastify.register(chatRules, { prefix: '/chat-rules' })
 }

@@ -24,7 +24,9 @@
 //     the orders list and the chat post are measured again; last, the stock
 //     purchase against the baseline's, taking at 1 M vs ≤ 10, the upload; and
 //     a claim replaced from stock against the baseline's (scripts/bench/claims.ts),
-//     and a feed page of 50 sealed orders against the baseline's (feed.ts).
+//     and a feed page of 50 sealed orders against the baseline's (feed.ts); the chat
+//     rules' costs (chat-rules.ts: purchases and buyer messages with rules against
+//     without, 5 000 reminders due at once on two instances).
 //  4. Prints each run's measurements, then every target with PASS / FAIL.
 //
 // Settings: scripts/bench/settings.ts (DATABASE_URL, REDIS_URL, DB_POOL_MAX,
@@ -49,6 +51,7 @@ import { claimsRun, preflightClaims, seedClaimsBench } from './claims.js'
 import { feedRun, preflightFeed, seedFeedBench } from './feed.js'
 import { messagesPoll, ordersList, preflightReads, preflightWrites, writes } from './hot-path.js'
 import { createDatabase, databaseUrl, dropDatabase, seedEmbedded, seedMain, seedTableSize, writeOps } from './seed.js'
+import { chatRulesRun, seedChatRulesBench } from './chat-rules.js'
 
 const settings = benchSettings('bench')
 const { DATABASE_URL, REDIS_URL, BENCH_POOLER_URL, BENCH_DB } = settings
@@ -160,7 +163,7 @@ async function main () {
 
   log(`building the service and seeding ${Object.values(databases).join(', ')} and the embedded data directory`)
   const mainNeeded = wants('reads') || wants('writes') || wants('backlog') || wants('held')
-  const stockNeeded = wants('stock') || wants('claims') || wants('feed')
+  const stockNeeded = wants('stock') || wants('claims') || wants('feed') || wants('chat-rules')
   const [fixtures, smallKeys, largeKeys, stockSeeded] = await Promise.all([
     mainNeeded ? createDatabase(DATABASE_URL, databases.main).then(() => seedMain(databaseUrl(DATABASE_URL, databases.main), RUNS, WRITE_ORDERS)) : null,
     wants('table') ? createDatabase(DATABASE_URL, databases.small).then(() => seedTableSize(databaseUrl(DATABASE_URL, databases.small), MEASURED_SHOPS, MEASURED_SHOPS)) : null,
@@ -170,7 +173,8 @@ async function main () {
         const url = databaseUrl(DATABASE_URL, databases.stock)
         const stock = wants('stock') ? await seedStockBench(url, STOCK_KEY) : null
         const claims = wants('claims') ? await seedClaimsBench(url, STOCK_KEY, RUNS) : null
-        return { stock, claims, feed: wants('feed') ? await seedFeedBench(url, STOCK_KEY) : null }
+        const feed = wants('feed') ? await seedFeedBench(url, STOCK_KEY) : null
+        return { stock, claims, feed, chatRules: wants('chat-rules') ? await seedChatRulesBench(url, STOCK_KEY) : null }
       })
       : null,
     run('npm', ['run', 'build'])
@@ -178,6 +182,7 @@ async function main () {
   const stockFixtures = stockSeeded?.stock ?? null
   const claimsFixtures = stockSeeded?.claims ?? null
   const feedFixtures = stockSeeded?.feed ?? null
+  const chatRulesFixtures = stockSeeded?.chatRules ?? null
   let embeddedKey: string | null = null
   if (wants('embedded')) {
     embeddedDir = mkdtempSync(join(os.tmpdir(), 'seller-api-bench-'))
@@ -198,10 +203,16 @@ async function main () {
     })
     : null
   const stockBaseline = stockSeeded ? await startBaseline('baseline stock', databases.stock) : null
+  // The reminders are swept by two instances, as in production.
+  const stockService2 = chatRulesFixtures
+    ? await startService('service stock 2', {
+      ...withRedis(databases.stock, redisPrefixes.stock), STOCK_ENCRYPTION_KEY: STOCK_KEY.toString('base64'), PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
+    })
+    : null
   const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small)) : null
   const large = wants('table') ? await startService('service 1M', withRedis(databases.large, redisPrefixes.large)) : null
   const embedded = wants('embedded') ? await startService('service embedded', { DATA_DIR: embeddedDir! }) : null
-  const running = [service, baseline, small, large, embedded, stockService, stockBaseline].filter((s): s is Server => s !== null)
+  const running = [service, baseline, small, large, embedded, stockService, stockBaseline, stockService2].filter((s): s is Server => s !== null)
   await Promise.all(running.map((s) => waitReady(s)))
   log(`${elapsed()} started ${running.map((s) => `${s.name} :${s.port}`).join(', ')}`)
   if (baseline && service && fixtures) await preflightReads(baseline, service, fixtures)
@@ -305,6 +316,11 @@ async function main () {
       const stock = databases.stock
       result.feed = await feedRun(stockService, stockBaseline, feedFixtures,
         (b, s) => pair(on(b.server, stock, b.workload), on(s.server, stock, s.workload), reads))
+    }
+    if (stockService && chatRulesFixtures) {
+      const stock = databases.stock
+      result.chatRules = await chatRulesRun(stockService, INTERNAL_TOKEN, chatRulesFixtures, databaseUrl(DATABASE_URL, stock),
+        (b, s) => pair(on(b.server, stock, b.workload), on(s.server, stock, s.workload), stockSchedule))
     }
     clearInterval(sampler)
     result.load.after = os.loadavg()[0]

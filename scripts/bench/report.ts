@@ -6,6 +6,7 @@ import { BACKLOG, SMALL_QUEUE, writeOps, type WriteOp } from './seed.js'
 import { CLAIM_SHOPS, type ClaimsResult } from './claims.js'
 import { FEED_PAGE, FEED_SHOPS, type FeedResult } from './feed.js'
 import { STOCK_SHOPS, type StockResult } from './stock.js'
+import { DUE_REMINDERS, RULE_SHOPS, type ChatRulesResult } from './chat-rules.js'
 
 export interface Pair { baseline: Measure, service: Measure }
 
@@ -22,6 +23,8 @@ export interface RunResult {
   stock?: StockResult
   claims?: ClaimsResult
   feed?: FeedResult
+  /** `baseline` is the side without rules. */
+  chatRules?: ChatRulesResult
 }
 
 interface Target {
@@ -58,6 +61,9 @@ export const targets: Target[] = [
   { row: `claim replaced from stock, ${CLAIM_SHOPS} shops`, goal: '≥ 0.9× claims baseline', value: (r) => r.claims && r.claims.replace.service.rps / r.claims.replace.baseline.rps, pass: (v) => v >= 0.9, format: ratio },
   { row: `feed page: GET /v1/events, ${FEED_PAGE} sealed orders, ${FEED_SHOPS} shops`, goal: '≥ 1.2× stock baseline', value: (r) => r.feed && r.feed.page.service.rps / r.feed.page.baseline.rps, pass: (v) => v >= 1.2, format: ratio },
   { row: 'feed page: the same, values stored plain (as before sealing)', goal: 'reported', value: (r) => r.feed && r.feed.clearPage.service.rps / r.feed.clearPage.baseline.rps, pass: () => true, format: ratio },
+  { row: `chat rules: stock purchase, 5 rules vs none, ${RULE_SHOPS} shops`, goal: '≥ 0.8× without rules', value: (r) => r.chatRules && r.chatRules.purchase.service.rps / r.chatRules.purchase.baseline.rps, pass: (v) => v >= 0.8, format: ratio },
+  { row: 'chat rules: buyer message p99, 100 rules vs none', goal: '≤ 1.5× without rules', value: (r) => r.chatRules && r.chatRules.message.service.p99 / r.chatRules.message.baseline.p99, pass: (v) => v <= 1.5, format: ratio },
+  { row: `chat rules: ${DUE_REMINDERS} reminders due at once, 2 instances (each once)`, goal: '≤ 60 s', value: (r) => r.chatRules && (r.chatRules.reminders.once ? r.chatRules.reminders.seconds : 1e9), pass: (v) => v <= 60, format: (v) => v < 1e9 ? `${v.toFixed(1)} s` : 'not once' },
   { row: 'stock: upload of 10 000 codes', goal: '< 2 000 ms', value: (r) => r.stock?.uploadMs, pass: (v) => v < 2000, format: (v) => `${v.toFixed(0)} ms` }
 ]
 
@@ -102,6 +108,12 @@ export function runTable (index: number, run: RunResult): string {
   }
   if (run.claims) pair('claim replaced from stock', run.claims.replace)
   if (run.feed) { pair(`feed page, ${FEED_PAGE} sealed`, run.feed.page); pair(`feed page, ${FEED_PAGE} plain`, run.feed.clearPage) }
+  if (run.chatRules) {
+    pair('purchase, no rules / 5 rules', run.chatRules.purchase)
+    pair('buyer message, no rules / 100 rules', run.chatRules.message)
+    const r = run.chatRules.reminders
+    lines.push(`(chat rules: ${r.reminded} reminders in ${fmt(r.seconds, 1)} s on 2 instances, each once: ${r.once})`)
+  }
   lines.push('(latency in ms; CPU in ms per request of the server process, its Postgres backends, and the whole Redis server;',
     ' Redis commands per request, those inside scripts included)')
   return lines.join('\n')

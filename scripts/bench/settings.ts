@@ -16,7 +16,7 @@ export type Bench = 'bench' | 'bench:events' | 'bench:webhooks' | 'bench:deliver
   | 'bench:outages'
 
 /** The measurements of `npm run bench` that BENCH_ONLY picks from. */
-export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock', 'claims', 'feed'] as const
+export const SCENARIOS = ['reads', 'writes', 'backlog', 'table', 'embedded', 'held', 'stock', 'claims', 'feed', 'chat-rules'] as const
 export type Scenario = typeof SCENARIOS[number]
 
 interface Variable<T extends TSchema, D> {

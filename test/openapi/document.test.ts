@@ -27,7 +27,7 @@ t.test('OpenAPI document', async (t) => {
   }
   const idempotent: Array<[string, string]> = [
     ['post', '/v1/products'], ['post', '/v1/orders/{id}/take'], ['post', '/v1/orders/{id}/deliver'],
-    ['post', '/v1/orders/{id}/cancel'], ['post', '/v1/orders/{id}/messages']
+    ['post', '/v1/orders/{id}/cancel'], ['post', '/v1/orders/{id}/messages'], ['post', '/v1/chat-rules']
   ]
   for (const [method, path] of idempotent) {
     const headers = (doc.paths[path][method].parameters ?? []).filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)
@@ -42,7 +42,8 @@ t.test('OpenAPI document', async (t) => {
     ['StockLowEvent', 'stock.low', 'StockLowEventData'], ['StockEmptyEvent', 'stock.empty', 'StockEmptyEventData'],
     ['OrderDeliveryFailedEvent', 'order.delivery_failed', 'OrderDeliveryFailedEventData'],
     ['ClaimOpenedEvent', 'claim.opened', 'ClaimEventData'], ['ClaimEscalatedEvent', 'claim.escalated', 'ClaimEventData'],
-    ['ClaimResolvedEvent', 'claim.resolved', 'ClaimEventData'], ['OrderUpdatedEvent', 'order.updated', 'OrderEventData']
+    ['ClaimResolvedEvent', 'claim.resolved', 'ClaimEventData'], ['OrderUpdatedEvent', 'order.updated', 'OrderEventData'],
+    ['ChatSellerCalledEvent', 'chat.seller_called', 'ChatSellerCalledEventData']
   ]
   for (const [name, type, data] of kinds) {
     t.same(schemas[name]?.properties?.type?.enum, [type], `${name} is a named schema of kind ${type}`)

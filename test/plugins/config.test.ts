@@ -55,7 +55,8 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   CLAIM_RESPONSE_SECONDS: '0',
   CLAIM_WINDOW_DAYS: 'a week',
   CLAIM_SWEEP_INTERVAL_MS: '60000',
-  VALUES_IN_CLEAR: 'of course'
+  VALUES_IN_CLEAR: 'of course',
+  CHAT_RULE_SWEEP_INTERVAL_MS: '5'
 }
 
 function problems (env: Record<string, string>): string[] {

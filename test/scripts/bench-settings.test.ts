@@ -34,7 +34,7 @@ t.test('each bench reads its own variables, with its own defaults', async (t) =>
   t.equal(delivery.BENCH_INSTANCES, 2)
   const main = loadBenchSettings('bench', {})
   t.equal(main.BENCH_DURATION, 6)
-  t.equal(main.BENCH_ONLY, 'reads,writes,backlog,table,embedded,held,stock,claims,feed')
+  t.equal(main.BENCH_ONLY, 'reads,writes,backlog,table,embedded,held,stock,claims,feed,chat-rules')
   t.equal(main.BENCH_POOLER_URL, undefined)
   t.same(loadBenchSettings('bench:capacity', {}), { BENCH_OPS: 200 }, 'capacity reads BENCH_OPS alone')
 })
@@ -52,7 +52,7 @@ t.test('values are converted to their type; empty means unset', async (t) => {
 t.test('a bad value is one line naming the variable and what it accepts', async (t) => {
   t.same(problems('bench:webhooks', { BENCH_RATE: 'fast' }), ['Invalid bench setting: BENCH_RATE="fast": expected a number from 1 to 10000 (a second).'])
   t.same(problems('bench:delivery', { BENCH_INSTANCES: '1.5' }), ['Invalid bench setting: BENCH_INSTANCES="1.5": expected an integer from 1 to 16.'], 'not cut to 1')
-  t.same(problems('bench', { BENCH_ONLY: 'reads,wrtes' }), ['Invalid bench setting: BENCH_ONLY="reads,wrtes": expected comma-separated names among reads, writes, backlog, table, embedded, held, stock, claims, feed.'])
+  t.same(problems('bench', { BENCH_ONLY: 'reads,wrtes' }), ['Invalid bench setting: BENCH_ONLY="reads,wrtes": expected comma-separated names among reads, writes, backlog, table, embedded, held, stock, claims, feed, chat-rules.'])
   t.same(problems('bench:events', { BENCH_KEEP_DB: 'yes' }), ['Invalid bench setting: BENCH_KEEP_DB="yes": expected 1 or 0 (true or false).'])
   t.same(problems('bench', { BENCH_DB: 'x"; drop' }), ['Invalid bench setting: BENCH_DB="x\\"; drop": expected 1–50 characters of a-z, 0-9 and _, not starting with a digit.'])
   t.same(problems('bench:stall', { DATABASE_URL: 'mysql://user:secret@db/app' }), ['Invalid bench setting: DATABASE_URL=(value hidden): expected a postgres:// or postgresql:// URL.'], 'a URL is never echoed')

@@ -2,7 +2,7 @@
 // the service (docs/api-rules.md, the operator API): purchase, chat as the buyer, confirm receipt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { postMessage } from '../../../db/orders/messages.js'
+import { postBuyerMessage as postAndAnswer } from '../../../db/chat-rules/buyer-messages.js'
 import { confirmOrder } from '../../../db/orders/orders.js'
 import { createPurchase } from '../../../db/orders/purchase.js'
 import { revealOrder } from '../../../domain/delivered-values.js'
@@ -47,14 +47,15 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'postBuyerMessage',
       tags: ['internal'],
       summary: 'Post a message as the buyer',
-      description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `buyer`.',
+      description: 'Publishes `text` (1–4000 characters after trimming) in the order chat with `senderRole` `buyer`; ' +
+        'the shop\'s chat rules answer it in the same transaction (docs/chat-rules.md).',
       security: internalSecurity,
       params: IdParams,
       body: MessageBody,
       response: { 201: Envelope(Type.Object({ message: MessageSchema })), ...errors }
     }
   }, async function postBuyerMessage (request, reply) {
-    const message = await postMessage(fastify.db, request.params.id, null, 'buyer', request.body.text)
+    const message = await postAndAnswer(fastify.db, request.params.id, request.body.text)
     return reply.code(201).send({ success: true as const, data: { message } })
   })
 

@@ -52,6 +52,17 @@ const russian: Array<[RegExp, string]> = [
     'На складе для этого заказа $1 код(ов), а для замены нужно $2: загрузите коды или верните деньги.'
   ],
   [/^Stock item \S+ is not available/, 'Один из кодов уже выдан или снят: обновите страницу.'],
+  [/^must hold 1–(\d+) keywords for message\.keyword$/, 'нужно от 1 до $1 ключевых слов, по одному в строке'],
+  [/^has "(.*)" twice \(ignoring case and spaces\)$/, 'слово «$1» указано дважды'],
+  [/^must be empty unless the trigger is message\.keyword$/, 'заполняется только для сообщений с ключевым словом'],
+  [/^must be (0|false) unless the trigger is message\.keyword$/, 'только для сообщений с ключевым словом'],
+  [/^is required for order\.unconfirmed \((\d+)–(\d+)\)$/, 'обязательно для напоминания (от $1 до $2)'],
+  [/^must be null unless the trigger is order\.unconfirmed$/, 'только для напоминания: оставьте пустым'],
+  [/^unknown placeholder (.*)$/, 'неизвестная вставка $1'],
+  [/^the placeholder (.*) is only for the claim triggers$/, 'вставка $1 — только для претензий'],
+  [/^"(.*)" has no closing "\}\}"$/, 'у «$1» нет закрывающих «}}»'],
+  [/^The shop already has (\d+) chat rules/, 'У магазина уже $1 правил: удалите одно.'],
+  [/^The order has no claim to fill the claim placeholders from\.$/, 'У заказа нет претензии: вставки претензии не из чего заполнить.'],
   [
     /^Stock values cannot be stored or read/,
     'Коды сейчас нельзя сохранить или прочитать: оператор не задал ключ шифрования.'

@@ -310,7 +310,66 @@ export const en = {
   'activity.thisSession': '{id} (this one)',
   'activity.session.entered.readOnly': ' (read-only)',
   'activity.delivery.tested.ok': 'the answer would deliver',
-  'activity.delivery.tested.bad': 'the answer would not deliver'
+  'activity.delivery.tested.bad': 'the answer would not deliver',
+  'nav.chatRules': 'Auto-replies',
+  'rules.title': 'Auto-replies',
+  'rules.intro': 'Messages the shop posts in an order\'s chat by itself: after each step of the order, on a ' +
+    'buyer\'s first message or keywords, or as a reminder to confirm receipt. They never show a ' +
+    'delivered code.',
+  'rules.add': 'Add rule',
+  'rules.none': 'No rules yet.',
+  'rules.limit': 'A shop has at most 100 rules. A chat takes at most 20 messages from rules.',
+  'rules.col.name': 'Rule',
+  'rules.col.trigger': 'When',
+  'rules.col.state': 'State',
+  'rules.col.fired': 'Posted',
+  'rules.col.actions': 'Actions',
+  'rules.enabled': 'Enabled',
+  'rules.disabled': 'Disabled',
+  'rules.enable': 'Enable',
+  'rules.disable': 'Disable',
+  'rules.delete': 'Delete',
+  'rules.firedCount': '{count} messages',
+  'rules.lastFired': 'last',
+  'rules.newTitle': 'Add a rule',
+  'rules.editTitle': 'Edit the rule',
+  'rules.name': 'Rule name',
+  'rules.trigger': 'Trigger',
+  'rules.keywords': 'Keywords',
+  'rules.keywordsHint': 'Only for “A buyer\'s message with a keyword”: one a line, up to 20. ' +
+    'A keyword starting with ! ' +
+    'or / is a command (the message starts with it); any other matches as a whole word, ignoring ' +
+    'case.',
+  'rules.text': 'Message text',
+  'rules.placeholders': 'Placeholders you can put in the text:',
+  'rules.ph.orderId': 'the order\'s id',
+  'rules.ph.productTitle': 'the product\'s title',
+  'rules.ph.quantity': 'the quantity bought',
+  'rules.ph.amount': 'the amount paid, e.g. 499.90',
+  'rules.ph.field': 'what the buyer entered in the field with that label, e.g. {{field:Email}}',
+  'rules.ph.claimReason': 'the claim\'s reason (claim triggers only)',
+  'rules.ph.claimRespondBy': 'when the shop must answer the claim (claim triggers only)',
+  'rules.previewOrder': 'Order for the preview',
+  'rules.noOrders': 'The shop has no order to preview with yet.',
+  'rules.preview': 'Preview',
+  'rules.previewResult': 'The message would read:',
+  'rules.previewEmpty': 'Nothing: the text is empty for this order, so no message would be posted.',
+  'rules.priority': 'Priority',
+  'rules.priorityHint': '0 to 1000; lower goes first.',
+  'rules.cooldown': 'Pause between answers, in seconds',
+  'rules.cooldownHint': 'Only for keywords: the rule does not answer again in the same chat ' +
+    'for this long (0 to 86400).',
+  'rules.afterMinutes': 'Minutes after delivery',
+  'rules.afterMinutesHint': 'Only for the reminder to confirm receipt: 10 to 20160.',
+  'rules.callSeller': 'Call the seller when it answers (a chat.seller_called event)',
+  'rules.enabledField': 'Enabled',
+  'rules.save': 'Save rule',
+  'rules.saved': 'The rule “{name}” is saved.',
+  'rules.enabledNotice': 'The rule “{name}” is enabled.',
+  'rules.disabledNotice': 'The rule “{name}” is disabled.',
+  'rules.deleteTitle': 'Delete the rule “{name}”?',
+  'rules.deleteText': 'The rule stops answering. The messages it has posted stay in the chats.',
+  'rules.deleted': 'The rule “{name}” is deleted.'
 } as const
 
 export type MessageKey = keyof typeof en
@@ -355,7 +414,23 @@ export const enWords: Words<EnPlural> = {
       other: 'Uploaded {count} codes to “{product}” ({duplicates} not added)'
     },
     'stock.removed': { one: 'Removed {count} code from “{product}”', other: 'Removed {count} codes from “{product}”' },
-    'stock.updated': 'Changed the stock settings of “{product}”'
+    'stock.updated': 'Changed the stock settings of “{product}”',
+    'chatRule.created': 'Added the auto-reply “{name}”',
+    'chatRule.updated': 'Changed the auto-reply “{name}”',
+    'chatRule.enabled': 'Enabled the auto-reply “{name}”',
+    'chatRule.disabled': 'Disabled the auto-reply “{name}”',
+    'chatRule.deleted': 'Deleted the auto-reply “{name}”'
+  },
+  chatRuleTrigger: {
+    'order.paid': 'An order is paid',
+    'order.delivered': 'An order is delivered',
+    'order.completed': 'The buyer confirms receipt',
+    'order.cancelled': 'An order is cancelled',
+    'claim.opened': 'A claim is opened',
+    'claim.resolved': 'A claim is settled',
+    'message.first': 'The buyer\'s first message',
+    'message.keyword': 'A buyer\'s message with a keyword',
+    'order.unconfirmed': 'Receipt not confirmed after a while'
   },
   removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' }
 }

@@ -4,6 +4,7 @@
 // error in en.ts or ru.ts, not a key missing at run time. And the texts that hold a
 // count, in the forms Intl.PluralRules names for each language (ru: 1, 2, 5, 21 codes
 // take the forms one, few, many, one).
+import type { ChatRuleTrigger } from '../../../domain/chat-rules.js'
 import type { ClaimReason, ClaimStatus, ResolvedBy } from '../../../domain/claims.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
@@ -17,7 +18,8 @@ export const ACTIVITY_ACTIONS = [
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.rotated', 'webhook.tested', 'webhook.retried',
   'delivery.saved', 'delivery.deleted', 'delivery.rotated', 'delivery.tested',
   'claim.replaced', 'claim.refunded', 'claim.rejected',
-  'stock.added', 'stock.removed', 'stock.updated'
+  'stock.added', 'stock.removed', 'stock.updated',
+  'chatRule.created', 'chatRule.updated', 'chatRule.enabled', 'chatRule.disabled', 'chatRule.deleted'
 ] as const
 export type ActivityAction = typeof ACTIVITY_ACTIONS[number]
 /** The actions whose record counts codes: their text agrees with the count. */
@@ -39,6 +41,8 @@ export interface Words<P extends Plural = Plural> {
   /** A webhook attempt's status in an endpoint's log. */
   attemptStatus: Record<SendStatus, string>
   deliveryRequestStatus: Record<DeliveryRequestStatus, string>
+  /** A chat rule's trigger, as the Auto-replies page names it. */
+  chatRuleTrigger: Record<ChatRuleTrigger, string>
   /** What an activity record says; `{name}` parameters are its details. */
   activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
   /** The confirmation of removing `{count}` codes from stock. */

@@ -1,0 +1,24 @@
+// What each /v1/chat-rules call does once its input passed the schema: the rule
+// checked against its trigger and its text parsed (domain/chat-rules.ts), then
+// stored (db/chat-rules/). The seller API's routes and the portal's Auto-replies
+// page (routes/portal/chat-rules.ts) both call these: one set of rules and errors.
+import type { FastifyInstance } from 'fastify'
+import { previewChatRule } from '../../../db/chat-rules/preview.js'
+import {
+  createChatRule, deleteChatRule, getChatRule, listChatRules, replaceChatRule
+} from '../../../db/chat-rules/rules.js'
+import { chatRuleFields, ruleTemplate } from '../../../domain/chat-rules.js'
+import type { ChatRuleBody, ChatRulePreviewBody } from '../../../schemas/chat-rules.js'
+
+export function chatRuleActions (fastify: FastifyInstance) {
+  return {
+    list: (shopId: string) => listChatRules(fastify.db, shopId),
+    get: (shopId: string, ruleId: string) => getChatRule(fastify.db, shopId, ruleId),
+    create: (shopId: string, body: ChatRuleBody) => createChatRule(fastify.db, shopId, chatRuleFields(body)),
+    replace: (shopId: string, ruleId: string, body: ChatRuleBody) =>
+      replaceChatRule(fastify.db, shopId, ruleId, chatRuleFields(body)),
+    delete: (shopId: string, ruleId: string) => deleteChatRule(fastify.db, shopId, ruleId),
+    preview: (shopId: string, body: ChatRulePreviewBody) =>
+      previewChatRule(fastify.db, shopId, body.orderId, ruleTemplate(body.text, body.trigger))
+  }
+}

@@ -1,0 +1,111 @@
+// A buyer's message and the rules' answers (docs/chat-rules.md): the greeting on
+// the very first message, one keyword answer per message by priority with
+// cooldowns, `chat.seller_called`, and the same under concurrency, on two instances.
+import t from 'tap'
+import { build, createShop } from '../helper.js'
+import { createProduct } from '../fixtures/products.js'
+import { buy, postAsBuyer } from '../fixtures/orders.js'
+import { readAll } from '../fixtures/events.js'
+import { chat, createRule, ruleCall, ruleMessages } from '../fixtures/chat-rules.js'
+
+t.test('the first message is greeted once; one keyword answer a message, by priority, with cooldowns', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const order = await buy(app, product)
+  const greeting = await createRule(app, shop, { name: 'Hi', trigger: 'message.first', text: 'Hello! Order {{orderId}}' })
+  const help = await createRule(app, shop, {
+    name: 'Help', trigger: 'message.keyword', keywords: ['!help', '/start'], text: 'Commands: !seller', priority: 1
+  })
+  const word = await createRule(app, shop, {
+    name: 'Key', trigger: 'message.keyword', keywords: ['ключ', 'key'], text: 'About keys', priority: 2, cooldownSeconds: 3600
+  })
+  const fallback = await createRule(app, shop, {
+    name: 'Also key', trigger: 'message.keyword', keywords: ['KEY'], text: 'Second key rule', priority: 3
+  })
+  const answers = async (text: string) => {
+    const before = (await ruleMessages(app, shop, order.id)).length
+    const res = await postAsBuyer(app, order.id, text)
+    t.equal(res.statusCode, 201)
+    t.equal(res.json().data.message.ruleId, null)
+    return (await ruleMessages(app, shop, order.id)).slice(before).map((m) => m.ruleId)
+  }
+  t.same(await answers('!help'), [greeting.id, help.id], 'the greeting, then the command')
+  t.same(await answers('  !HELP   me  '), [help.id], 'a command folded, followed by white space; no second greeting')
+  t.same(await answers('!helpme'), [], 'a command is not a prefix of a word')
+  t.same(await answers('Ключ не работает'), [word.id])
+  t.same(await answers('the key again'), [fallback.id], 'the first rule is cooling down: the next by priority answers')
+  t.same(await answers('keyboard, monkey, key_'), [fallback.id], '"_" is a boundary; letters are not')
+  t.same(await answers('ＫＥＹ!'), [fallback.id], 'NFKC folding')
+  t.same(await answers('nothing here'), [])
+  const rule = (await ruleCall(app, shop, 'GET', `/${fallback.id}`)).json().data.rule
+  t.equal(rule.firedCount, 3)
+  const texts = (await chat(app, shop, order.id)).map((m) => m.text)
+  t.equal(texts[1], `Hello! Order ${order.id}`)
+})
+
+t.test('callSeller: chat.seller_called with the buyer\'s message right after the answer', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const order = await buy(app, product)
+  const rule = await createRule(app, shop, {
+    name: 'Seller', trigger: 'message.keyword', keywords: ['!seller'], text: 'Calling the seller', callSeller: true
+  })
+  const posted = (await postAsBuyer(app, order.id, '!seller please')).json().data.message
+  const { events } = await readAll(app, shop)
+  const types = events.map((e) => e.type)
+  t.same(types.slice(-3), ['message.created', 'message.created', 'chat.seller_called'])
+  t.same(events.at(-1)!.data, { orderId: order.id, message: posted, ruleId: rule.id })
+  t.equal(events.at(-2)!.data.message.ruleId, rule.id)
+})
+
+t.test('rule messages never fire rules; messages of an order without automation are not answered', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const hidden = await createProduct(app, shop, { external: false })
+  await createRule(app, shop, { name: 'Echo', trigger: 'message.keyword', keywords: ['echo'], text: 'echo' })
+  await createRule(app, shop, { name: 'Hi', trigger: 'message.first', text: 'echo hello' })
+  const order = await buy(app, product)
+  await postAsBuyer(app, order.id, 'echo')
+  t.equal((await ruleMessages(app, shop, order.id)).length, 2, 'the answers did not answer themselves')
+  const seller = await app.inject({ method: 'POST', url: `/v1/orders/${order.id}/messages`, headers: shop.headers, payload: { text: 'echo' } })
+  t.equal(seller.statusCode, 201)
+  t.equal((await ruleMessages(app, shop, order.id)).length, 2, 'the seller\'s own message is not answered')
+  const invisible = await buy(app, hidden)
+  t.equal((await postAsBuyer(app, invisible.id, 'echo')).statusCode, 201)
+  const res = await postAsBuyer(app, '00000000-0000-4000-8000-000000000000', 'echo')
+  t.equal(res.statusCode, 404)
+})
+
+t.test('a rule enabled after the first message never greets that chat', async (t) => {
+  const app = await build(t)
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const order = await buy(app, product)
+  await postAsBuyer(app, order.id, 'hello?')
+  await createRule(app, shop, { name: 'Hi', trigger: 'message.first', text: 'Hello' })
+  await postAsBuyer(app, order.id, 'anyone?')
+  t.same(await ruleMessages(app, shop, order.id), [])
+})
+
+t.test('two buyer messages at once on one order, on two instances: one answer each, the greeting once', async (t) => {
+  const [one, two] = [await build(t), await build(t)]
+  const shop = await createShop(one)
+  const product = await createProduct(one, shop)
+  await createRule(one, shop, { name: 'Hi', trigger: 'message.first', text: 'Hello' })
+  await createRule(one, shop, { name: 'Help', trigger: 'message.keyword', keywords: ['!help'], text: 'Help' })
+  for (let round = 0; round < 5; round++) {
+    const order = await buy(one, product)
+    const results = await Promise.all([
+      postAsBuyer(one, order.id, '!help'), postAsBuyer(two, order.id, '!help'), postAsBuyer(one, order.id, '!help')
+    ])
+    t.same(results.map((r) => r.statusCode), [201, 201, 201])
+    const texts = (await ruleMessages(one, shop, order.id)).map((m) => m.text)
+    t.same(texts.filter((text) => text === 'Hello'), ['Hello'], `round ${round}: greeted once`)
+    t.equal(texts.filter((text) => text === 'Help').length, 3, `round ${round}: one answer each`)
+    const chatOrder = (await chat(one, shop, order.id)).map((m) => m.ruleId === null ? 'buyer' : m.text)
+    t.equal(chatOrder.indexOf('Hello'), 1, 'the greeting answers the first message')
+  }
+})
