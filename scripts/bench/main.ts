@@ -206,7 +206,7 @@ async function main () {
   // The reminders are swept by two instances, as in production.
   const stockService2 = chatRulesFixtures
     ? await startService('service stock 2', {
-      ...withRedis(databases.stock, redisPrefixes.stock), STOCK_ENCRYPTION_KEY: STOCK_KEY.toString('base64'), PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
+      ...withRedis(databases.stock, redisPrefixes.stock), VALUES_ENCRYPTION_KEY: STOCK_KEY.toString('base64'), PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
     })
     : null
   const small = wants('table') ? await startService('service 10k', withRedis(databases.small, redisPrefixes.small)) : null

@@ -116,6 +116,15 @@ t.test('the webhooks section: every request the service sends matches it, body a
   t.equal((await operatorAction(app, rejected.id, 'escalate')).statusCode, 200)
   const cancelled = await buy(app, product)
   await postAsBuyer(app, cancelled.id, 'Is it region-free?')
+  // A keyword rule that calls the seller: its answer brings chat.seller_called.
+  const rule = await app.inject({
+    method: 'POST',
+    url: '/v1/chat-rules',
+    headers: shop.headers,
+    payload: { name: 'Call the seller', trigger: 'message.keyword', keywords: ['!seller'], callSeller: true, text: 'The seller is on the way.' }
+  })
+  t.equal(rule.statusCode, 201, rule.body)
+  await postAsBuyer(app, cancelled.id, '!seller please')
   await act(app, shop, cancelled.id, 'cancel', { reason: 'out of stock' })
   const stocked = await stockProduct(app, shop, { autoDelivery: 'stock', lowStockThreshold: 1 })
   await addValues(app, shop, stocked.id, ['CODE-0001-AAAA', 'CODE-0002-BBBB'])
