@@ -2,8 +2,10 @@
 // the words of the enums' values and the texts with a count (words.ts), and times
 // and numbers written the locale's way.
 import type { PortalLocale } from '../../../domain/portal-token.js'
-import { en, enWords, type MessageKey, type Messages } from './en.js'
-import { ru, ruWords } from './ru.js'
+import { en, type MessageKey, type Messages } from './en.js'
+import { enWords } from './en-words.js'
+import { ru } from './ru.js'
+import { ruWords } from './ru-words.js'
 import { fill, pluralText, type Plural, type Words } from './words.js'
 
 const messages: Record<PortalLocale, Messages> = { en, ru }

@@ -1,6 +1,5 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
-import type { RuPlural, Words } from './words.js'
 
 export const ru: Messages = {
   'portal.name': 'Кабинет продавца',
@@ -373,83 +372,4 @@ export const ru: Messages = {
   'rules.deleteTitle': 'Удалить правило «{name}»?',
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
   'rules.deleted': 'Правило «{name}» удалено.'
-}
-
-export const ruWords: Words<RuPlural> = {
-  claimStatus: {
-    open: 'Открыта',
-    escalated: 'У маркетплейса',
-    replaced: 'Заменено',
-    refunded: 'Возврат',
-    rejected: 'Отклонена'
-  },
-  claimReason: {
-    not_working: 'Не работает',
-    already_used: 'Уже использован',
-    wrong_item: 'Не тот товар',
-    other: 'Другое'
-  },
-  resolvedBy: { seller: 'магазином', auto: 'автоматически', operator: 'маркетплейсом' },
-  autoDelivery: { off: 'Выключена', stock: 'Со склада', endpoint: 'С вашего адреса выдачи' },
-  salesGrouping: { day: 'По дням', week: 'По неделям (с понедельника)', month: 'По месяцам', product: 'По товарам' },
-  attemptStatus: { pending: 'Ожидает', succeeded: 'Доставлено', failed: 'Не доставлено' },
-  deliveryRequestStatus: { pending: 'Ожидает', succeeded: 'Выдан', failed: 'Не выдан', discarded: 'Не понадобился' },
-  activity: {
-    'session.entered': 'Вход в кабинет{readOnly}',
-    'apiKey.created': 'Создан ключ API «{name}» ({prefix}…)',
-    'apiKey.revoked': 'Отозван ключ API «{name}» ({prefix}…)',
-    'webhook.created': 'Добавлен адрес для вебхуков {host}',
-    'webhook.updated': 'Изменён адрес для вебхуков {host}',
-    'webhook.deleted': 'Удалён адрес для вебхуков {host}',
-    'webhook.rotated': 'Сменён секрет подписи {host}',
-    'webhook.tested': 'Отправлено пробное событие на {host}',
-    'webhook.retried': 'Повторена отправка на {host}',
-    'delivery.saved': 'Задан адрес выдачи {host}',
-    'delivery.deleted': 'Удалён адрес выдачи {host}',
-    'delivery.rotated': 'Сменён секрет подписи адреса выдачи',
-    'delivery.tested': 'Пробный запрос на адрес выдачи для «{product}»: {result}',
-    'claim.replaced': {
-      one: 'Заменён со склада {count} код из претензии к заказу {order}',
-      few: 'Заменены со склада {count} кода из претензии к заказу {order}',
-      many: 'Заменены со склада {count} кодов из претензии к заказу {order}',
-      other: 'Заменены со склада {count} кода из претензии к заказу {order}'
-    },
-    'claim.refunded': 'Возвращены деньги за заказ {order} по претензии',
-    'claim.rejected': 'Отклонена претензия к заказу {order}',
-    'stock.added': {
-      one: 'Загружен {count} код в «{product}» (не добавлено: {duplicates})',
-      few: 'Загружено {count} кода в «{product}» (не добавлено: {duplicates})',
-      many: 'Загружено {count} кодов в «{product}» (не добавлено: {duplicates})',
-      other: 'Загружено {count} кода в «{product}» (не добавлено: {duplicates})'
-    },
-    'stock.removed': {
-      one: 'Снят {count} код из «{product}»',
-      few: 'Снято {count} кода из «{product}»',
-      many: 'Снято {count} кодов из «{product}»',
-      other: 'Снято {count} кода из «{product}»'
-    },
-    'stock.updated': 'Изменены настройки склада «{product}»',
-    'chatRule.created': 'Добавлен автоответ «{name}»',
-    'chatRule.updated': 'Изменён автоответ «{name}»',
-    'chatRule.enabled': 'Включён автоответ «{name}»',
-    'chatRule.disabled': 'Выключен автоответ «{name}»',
-    'chatRule.deleted': 'Удалён автоответ «{name}»'
-  },
-  chatRuleTrigger: {
-    'order.paid': 'Заказ оплачен',
-    'order.delivered': 'Заказ выдан',
-    'order.completed': 'Покупатель подтвердил получение',
-    'order.cancelled': 'Заказ отменён',
-    'claim.opened': 'Открыта претензия',
-    'claim.resolved': 'Претензия решена',
-    'message.first': 'Первое сообщение покупателя',
-    'message.keyword': 'Сообщение покупателя с ключевым словом',
-    'order.unconfirmed': 'Получение долго не подтверждено'
-  },
-  removeCodes: {
-    one: 'Снять со склада {count} код?',
-    few: 'Снять со склада {count} кода?',
-    many: 'Снять со склада {count} кодов?',
-    other: 'Снять со склада {count} кода?'
-  }
 }

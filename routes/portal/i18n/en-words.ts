@@ -1,0 +1,62 @@
+// The portal's English words for the values of the service's enums (words.ts says why typed maps).
+import type { EnPlural, Words } from './words.js'
+
+export const enWords: Words<EnPlural> = {
+  claimStatus: {
+    open: 'Open',
+    escalated: 'Escalated',
+    replaced: 'Replaced',
+    refunded: 'Refunded',
+    rejected: 'Rejected'
+  },
+  claimReason: { not_working: 'Does not work', already_used: 'Already used', wrong_item: 'Wrong item', other: 'Other' },
+  resolvedBy: { seller: 'by the shop', auto: 'automatically', operator: 'by the marketplace' },
+  autoDelivery: { off: 'Off', stock: 'From stock', endpoint: 'From your delivery endpoint' },
+  salesGrouping: { day: 'Day', week: 'Week (from Monday)', month: 'Month', product: 'Product' },
+  attemptStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' },
+  deliveryRequestStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed', discarded: 'Not used' },
+  activity: {
+    'session.entered': 'Opened the portal{readOnly}',
+    'apiKey.created': 'Created the API key “{name}” ({prefix}…)',
+    'apiKey.revoked': 'Revoked the API key “{name}” ({prefix}…)',
+    'webhook.created': 'Added the webhook endpoint {host}',
+    'webhook.updated': 'Changed the webhook endpoint {host}',
+    'webhook.deleted': 'Deleted the webhook endpoint {host}',
+    'webhook.rotated': 'Rotated the signing secret of {host}',
+    'webhook.tested': 'Sent a test event to {host}',
+    'webhook.retried': 'Retried a delivery to {host}',
+    'delivery.saved': 'Set the delivery endpoint to {host}',
+    'delivery.deleted': 'Deleted the delivery endpoint {host}',
+    'delivery.rotated': 'Rotated the delivery endpoint\'s signing secret',
+    'delivery.tested': 'Tested the delivery endpoint with “{product}”: {result}',
+    'claim.replaced': {
+      one: 'Replaced {count} code of the claim on order {order} from stock',
+      other: 'Replaced {count} codes of the claim on order {order} from stock'
+    },
+    'claim.refunded': 'Refunded order {order} on its claim',
+    'claim.rejected': 'Rejected the claim on order {order}',
+    'stock.added': {
+      one: 'Uploaded {count} code to “{product}” ({duplicates} not added)',
+      other: 'Uploaded {count} codes to “{product}” ({duplicates} not added)'
+    },
+    'stock.removed': { one: 'Removed {count} code from “{product}”', other: 'Removed {count} codes from “{product}”' },
+    'stock.updated': 'Changed the stock settings of “{product}”',
+    'chatRule.created': 'Added the auto-reply “{name}”',
+    'chatRule.updated': 'Changed the auto-reply “{name}”',
+    'chatRule.enabled': 'Enabled the auto-reply “{name}”',
+    'chatRule.disabled': 'Disabled the auto-reply “{name}”',
+    'chatRule.deleted': 'Deleted the auto-reply “{name}”'
+  },
+  chatRuleTrigger: {
+    'order.paid': 'An order is paid',
+    'order.delivered': 'An order is delivered',
+    'order.completed': 'The buyer confirms receipt',
+    'order.cancelled': 'An order is cancelled',
+    'claim.opened': 'A claim is opened',
+    'claim.resolved': 'A claim is settled',
+    'message.first': 'The buyer\'s first message',
+    'message.keyword': 'A buyer\'s message with a keyword',
+    'order.unconfirmed': 'Receipt not confirmed after a while'
+  },
+  removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' }
+}
