@@ -5,6 +5,7 @@
 // also while instances restart. No timer per order: the rows are the schedule.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { runPeriodicSweep } from '../lib/periodic-sweep.js'
 import { remindDue } from '../db/chat-rules/reminders.js'
 
 /** Reminders taken per sweep at most; the next sweep goes on. */
@@ -12,34 +13,13 @@ const MAX_PER_SWEEP = 10_000
 
 async function chatRuleRemindersPlugin (fastify: FastifyInstance) {
   const log = fastify.log.child({ module: 'chat-rules' })
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
-  let closing = false
-
-  async function sweep () {
-    try {
-      await remindDue(fastify.db, MAX_PER_SWEEP, (taken) => {
-        log.info({ taken }, 'chat rule reminders due were taken')
-      })
-    } catch (err) {
-      // The database may be away for a moment; the next sweep tries again.
-      if (!closing) log.warn({ err }, 'chat rule reminder sweep failed')
-    }
-  }
-
-  function schedule () {
-    if (closing) return
-    timer = setTimeout(() => {
-      running = sweep().finally(() => { running = undefined; schedule() })
-    }, fastify.config.CHAT_RULE_SWEEP_INTERVAL_MS)
-    timer.unref()
-  }
-
-  fastify.addHook('onReady', async () => { schedule() })
-  fastify.addHook('onClose', async () => {
-    closing = true
-    clearTimeout(timer)
-    await running
+  runPeriodicSweep(fastify, {
+    intervalMs: fastify.config.CHAT_RULE_SWEEP_INTERVAL_MS,
+    log,
+    name: 'chat rule reminder sweep',
+    sweep: () => remindDue(fastify.db, MAX_PER_SWEEP, (taken) => {
+      log.info({ taken }, 'chat rule reminders due were taken')
+    })
   })
 }
 

@@ -6,6 +6,7 @@
 // No timer per claim: a restart loses nothing, the rows are the schedule.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { runPeriodicSweep } from '../lib/periodic-sweep.js'
 import { refundDueClaims } from '../db/claims/deadline.js'
 
 /** Claims refunded per sweep at most; the next sweep goes on. */
@@ -13,33 +14,14 @@ const BATCH = 100
 
 async function claimDeadlinesPlugin (fastify: FastifyInstance) {
   const log = fastify.log.child({ module: 'claims' })
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
-  let closing = false
-
-  async function sweep () {
-    try {
+  runPeriodicSweep(fastify, {
+    intervalMs: fastify.config.CLAIM_SWEEP_INTERVAL_MS,
+    log,
+    name: 'claim deadline sweep',
+    sweep: async () => {
       const refunded = await refundDueClaims(fastify.db, BATCH)
       if (refunded > 0) log.info({ refunded }, 'claims past their deadline refunded')
-    } catch (err) {
-      // The database may be away for a moment; the next sweep tries again.
-      if (!closing) log.warn({ err }, 'claim deadline sweep failed')
     }
-  }
-
-  function schedule () {
-    if (closing) return
-    timer = setTimeout(() => {
-      running = sweep().finally(() => { running = undefined; schedule() })
-    }, fastify.config.CLAIM_SWEEP_INTERVAL_MS)
-    timer.unref()
-  }
-
-  fastify.addHook('onReady', async () => { schedule() })
-  fastify.addHook('onClose', async () => {
-    closing = true
-    clearTimeout(timer)
-    await running
   })
 }
 

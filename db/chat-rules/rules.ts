@@ -6,25 +6,15 @@
 // every instance's cached keyword matchers (db/chat-rules/buyer-messages.ts) see
 // the new version on their next buyer message.
 import { ApiError, notFound } from '../../domain/errors.js'
-import { MAX_RULES_PER_SHOP, type ChatRuleFields, type ChatRuleTrigger } from '../../domain/chat-rules.js'
+import { MAX_RULES_PER_SHOP, type ChatRuleFields } from '../../domain/chat-rules.js'
 import { isUuid } from '../../domain/ids.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 
-/** A rule as ChatRuleSchema shows it. */
-export interface ChatRule {
+/** A rule as ChatRuleSchema shows it: its fields as stored (without the parsed text), and what the service keeps. */
+export type ChatRule = Omit<ChatRuleFields, 'template'> & {
   id: string
-  name: string
-  enabled: boolean
-  trigger: ChatRuleTrigger
-  priority: number
-  productIds: string[]
-  keywords: string[]
-  cooldownSeconds: number
-  afterMinutes: number | null
-  callSeller: boolean
-  text: string
   firedCount: number
   lastFiredAt: string | null
   createdAt: string
