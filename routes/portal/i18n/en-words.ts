@@ -58,5 +58,6 @@ export const enWords: Words<EnPlural> = {
     'message.keyword': 'A buyer\'s message with a keyword',
     'order.unconfirmed': 'Receipt not confirmed after a while'
   },
-  removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' }
+  removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' },
+  rulePosted: { one: '{count} message', other: '{count} messages' }
 }

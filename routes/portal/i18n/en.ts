@@ -328,7 +328,6 @@ export const en = {
   'rules.enable': 'Enable',
   'rules.disable': 'Disable',
   'rules.delete': 'Delete',
-  'rules.firedCount': '{count} messages',
   'rules.lastFired': 'last',
   'rules.newTitle': 'Add a rule',
   'rules.editTitle': 'Edit the rule',

@@ -77,5 +77,11 @@ export const ruWords: Words<RuPlural> = {
     few: 'Снять со склада {count} кода?',
     many: 'Снять со склада {count} кодов?',
     other: 'Снять со склада {count} кода?'
+  },
+  rulePosted: {
+    one: '{count} сообщение',
+    few: '{count} сообщения',
+    many: '{count} сообщений',
+    other: '{count} сообщения'
   }
 }

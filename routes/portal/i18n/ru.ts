@@ -333,7 +333,6 @@ export const ru: Messages = {
   'rules.enable': 'Включить',
   'rules.disable': 'Выключить',
   'rules.delete': 'Удалить',
-  'rules.firedCount': 'сообщений: {count}',
   'rules.lastFired': 'последнее',
   'rules.newTitle': 'Новое правило',
   'rules.editTitle': 'Изменить правило',

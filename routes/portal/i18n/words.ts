@@ -47,6 +47,8 @@ export interface Words<P extends Plural = Plural> {
   activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
   /** The confirmation of removing `{count}` codes from stock. */
   removeCodes: P
+  /** How many messages a chat rule has posted, on the Auto-replies page. */
+  rulePosted: P
 }
 
 const pluralRules: Record<PortalLocale, Intl.PluralRules> = {
