@@ -1,6 +1,6 @@
 // The portal's browser check (.ci/portal-browser.mjs), last part: the pages again in
 // Russian, and the pages without a session: a used link, too many link openings
-// from one address (429), a session that ended.
+// from one address (429), signing out, a session that ended.
 import { check } from './session.mjs'
 
 /** `s`: the open session (session.mjs); `claimed`: the claims claimsAndActivity opened. */
@@ -57,7 +57,14 @@ export async function russianAndSessionless (s, claimed) {
   )
   await heading('Слишком много открытых ссылок')
   await inspect('too-many-openings')
-  await s.context.clearCookies()
+  // Signing out ends the session: its cookie then opens nothing.
+  await page.goto(`${base}/portal/api-keys`)
+  await heading('Ключи API')
+  check(await page.locator('.header__shop').textContent().then((name) => name.trim() !== ''),
+    'the header names the shop')
+  await page.getByRole('button', { name: 'Выйти' }).click()
+  await heading('Вы вышли')
+  await inspect('signed-out')
   await page.goto(`${base}/portal/api-keys`)
   await heading('Сеанс завершён')
   await inspect('session-ended')

@@ -6,7 +6,7 @@
 export const enShell = {
   'shell.shop': 'Shop',
   'shell.signOut': 'Sign out',
-  'shell.session': 'Session {id} · ends {idle} without activity (an hour after the last request), at the latest {end}',
+  'shell.session': 'Session {id} · without activity it ends at {idle}, at the latest at {end}',
   'shell.signedOutTitle': 'You have signed out',
   'shell.signedOutText': 'Your session has ended in this browser. To come back, open the seller settings from ' +
     'the marketplace again.',

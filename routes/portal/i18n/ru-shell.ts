@@ -4,8 +4,7 @@ import type { enShell } from './en-shell.js'
 export const ruShell: Record<keyof typeof enShell, string> = {
   'shell.shop': 'Магазин',
   'shell.signOut': 'Выйти',
-  'shell.session': 'Сеанс {id} · завершится {idle} без действий (через час после последнего запроса), ' +
-    'не позже {end}',
+  'shell.session': 'Сеанс {id} · без действий завершится {idle}, не позже {end}',
   'shell.signedOutTitle': 'Вы вышли',
   'shell.signedOutText': 'Сеанс в этом браузере завершён. Чтобы вернуться, снова откройте настройки продавца ' +
     'на маркетплейсе.',
