@@ -2,7 +2,7 @@
 // per minute, counted per session by @fastify/rate-limit (in Redis through its
 // breaker when REDIS_URL is set, so every instance shares the count; in this
 // process otherwise), on every request but GET and HEAD once the session and its
-// CSRF token are checked. Beyond it: 429 with Retry-After, the page in the
+// CSRF token are checked, but signing out. Beyond it: 429 with Retry-After, the page in the
 // session's language (index.ts), nothing changed.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
@@ -10,6 +10,13 @@ import { ApiError } from '../../domain/errors.js'
 import { redisRateLimitStore } from '../../lib/rate-limit-store.js'
 import { draftRateLimitHeaders } from '../../plugins/rate-limit.js'
 import { isPageRequest } from './session.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A change the limit does not count (signing out: always possible). */
+    portalUncounted?: boolean
+  }
+}
 
 export const PORTAL_CHANGE_WINDOW_MS = 60_000
 
@@ -30,7 +37,8 @@ export async function limitPortalChanges (scope: FastifyInstance) {
   })
   const countChange = scope.rateLimit()
   scope.addHook('onRequest', async function limitChange (request, reply) {
-    if (!isPageRequest(request)) await countChange.call(scope, request, reply)
+    if (isPageRequest(request) || request.routeOptions.config.portalUncounted) return
+    await countChange.call(scope, request, reply)
   })
   scope.addHook('onSend', draftRateLimitHeaders(PORTAL_CHANGE_WINDOW_MS / 1000))
 }
