@@ -1,6 +1,7 @@
 // The portal's browser check (.ci/portal-browser.mjs), last part: the pages again in
-// Russian, and the pages without a session: a used link, too many link openings
-// from one address (429), signing out, a session that ended.
+// Russian, a link of another shop (the question before switching), and the pages
+// without a session: a used link, too many link openings from one address (429),
+// signing out, a session that ended.
 import { check } from './session.mjs'
 
 /** `s`: the open session (session.mjs); `claimed`: the claims claimsAndActivity opened. */
@@ -40,6 +41,22 @@ export async function russianAndSessionless (s, claimed) {
   await page.getByRole('button', { name: 'Загрузить' }).click()
   await page.locator('.error-summary').waitFor()
   await inspect('ru-stock-upload-error')
+
+  // A link of another shop asks first, naming both shops; staying keeps this session.
+  const operatorCall = (path, body) =>
+    fetch(`${base}/internal/v1${path}`, { method: 'POST', headers: s.operator, body: JSON.stringify(body) })
+      .then((res) => res.json())
+  const other = (await operatorCall('/shops', { name: 'Другой магазин' })).data.shop
+  const otherLink = (await operatorCall(`/shops/${other.id}/portal-links`, {})).data.url
+  const shopName = (await page.locator('.header__shop').textContent()).replace(/^Магазин:\s*/, '').trim()
+  await page.goto(otherLink)
+  await heading('Перейти в другой магазин?')
+  const question = await page.locator('main').textContent()
+  check(question.includes(`«${shopName}»`) && question.includes('«Другой магазин»'),
+    'a link of another shop asks first, naming both shops')
+  await inspect('switch-shop')
+  await page.getByRole('link', { name: `Остаться в «${shopName}»` }).click()
+  await heading('Ключи API')
 
   // Pages without a session: a used link, and a session that ended.
   await page.goto(link)
