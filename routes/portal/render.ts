@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
-import type { PortalLocale } from '../../domain/portal-token.js'
+import { SESSION_IDLE_MS, type PortalLocale } from '../../domain/portal-token.js'
 import { fieldMessage } from './i18n/api-messages.js'
 import { pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
@@ -14,8 +14,13 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Renders `template` in the shop's layout, with `status` (200 by default). */
     portalPage: (template: string, data: PageData, status?: number) => Promise<FastifyReply>
-    /** Renders `template` in the bare layout (no session: the link and session-ended pages, in both languages). */
-    barePage: (template: string, title: MessageKey, status: number) => Promise<FastifyReply>
+    /**
+     * Renders `template` in the bare layout (no session's pages: the link and session-ended pages), in both
+     * languages, or in `data.locale`'s when given.
+     */
+    barePage: (
+      template: string, title: MessageKey, status: number, data?: { locale?: PortalLocale, [key: string]: unknown }
+    ) => Promise<FastifyReply>
   }
 }
 
@@ -92,6 +97,9 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           locale,
           path,
           session,
+          // The session idles out an hour after this request, unless its 12 hours end first.
+          idleEnd: session && new Date(Math.min(session.lastSeenAt.getTime() + SESSION_IDLE_MS,
+            session.expiresAt.getTime())),
           nav: navigation.map((entry) => ({
             href: entry.href,
             label: t(entry.label),
@@ -104,11 +112,13 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
   )
   fastify.decorateReply(
     'barePage',
-    async function barePage (this: FastifyReply, template: string, title: MessageKey, status: number) {
+    async function barePage (
+      this: FastifyReply, template: string, title: MessageKey, status: number, data: Record<string, unknown> = {}
+    ) {
       this.code(status).type('text/html; charset=utf-8')
       return this.view(
         templateName(template),
-        { en: translator('en'), ru: translator('ru'), titleKey: title },
+        { ...data, en: translator('en'), ru: translator('ru'), titleKey: title },
         { layout: 'bare.eta' }
       )
     }

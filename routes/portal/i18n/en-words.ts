@@ -17,6 +17,7 @@ export const enWords: Words<EnPlural> = {
   deliveryRequestStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed', discarded: 'Not used' },
   activity: {
     'session.entered': 'Opened the portal{readOnly}',
+    'session.signedOut': 'Signed out',
     'apiKey.created': 'Created the API key “{name}” ({prefix}…)',
     'apiKey.revoked': 'Revoked the API key “{name}” ({prefix}…)',
     'webhook.created': 'Added the webhook endpoint {host}',

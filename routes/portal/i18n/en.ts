@@ -1,7 +1,10 @@
 // The portal's texts in English. The navigation names and the API keys page's
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
 
+import { enShell } from './en-shell.js'
+
 export const en = {
+  ...enShell,
   'portal.name': 'Seller portal',
   'portal.skip': 'Skip to main content',
   'portal.nav': 'Sections',
@@ -10,7 +13,6 @@ export const en = {
   'portal.language': 'Language',
   'portal.switchTo': 'Русский',
   'portal.switchToLang': 'ru',
-  'portal.session': 'Session {id} · ends {end}',
 
   'nav.apiKeys': 'API keys',
   'nav.webhooks': 'Webhooks',

@@ -22,6 +22,7 @@ export const ruWords: Words<RuPlural> = {
   deliveryRequestStatus: { pending: 'Ожидает', succeeded: 'Выдан', failed: 'Не выдан', discarded: 'Не понадобился' },
   activity: {
     'session.entered': 'Вход в кабинет{readOnly}',
+    'session.signedOut': 'Выход из кабинета',
     'apiKey.created': 'Создан ключ API «{name}» ({prefix}…)',
     'apiKey.revoked': 'Отозван ключ API «{name}» ({prefix}…)',
     'webhook.created': 'Добавлен адрес для вебхуков {host}',

@@ -1,7 +1,10 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
 
+import { ruShell } from './ru-shell.js'
+
 export const ru: Messages = {
+  ...ruShell,
   'portal.name': 'Кабинет продавца',
   'portal.skip': 'Перейти к содержанию',
   'portal.nav': 'Разделы',
@@ -10,7 +13,6 @@ export const ru: Messages = {
   'portal.language': 'Язык',
   'portal.switchTo': 'English',
   'portal.switchToLang': 'en',
-  'portal.session': 'Сеанс {id} · до {end}',
 
   'nav.apiKeys': 'Ключи API',
   'nav.webhooks': 'Вебхуки',

@@ -14,7 +14,7 @@ import type { AutoDelivery } from '../../../db/stock/take.js'
 
 /** What the portal records in the shop's activity log (routes/portal/activity.ts). */
 export const ACTIVITY_ACTIONS = [
-  'session.entered', 'apiKey.created', 'apiKey.revoked',
+  'session.entered', 'session.signedOut', 'apiKey.created', 'apiKey.revoked',
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.rotated', 'webhook.tested', 'webhook.retried',
   'delivery.saved', 'delivery.deleted', 'delivery.rotated', 'delivery.tested',
   'claim.replaced', 'claim.refunded', 'claim.rejected',
