@@ -18,11 +18,13 @@ import { ApiError } from '../../domain/errors.js'
 import { errorBody, isUnavailable } from '../../plugins/errors.js'
 import activity from './activity.js'
 import apiKeys from './api-keys.js'
+import attention from './attention.js'
 import chatRules from './chat-rules.js'
 import claims from './claims.js'
 import deliveryEndpoint from './delivery-endpoint.js'
 import entering from './entering.js'
 import language from './language.js'
+import orders from './orders.js'
 import { decoratePortalReplies } from './render.js'
 import { isPageRequest, requirePortalSession, sessionCookieName } from './session.js'
 import sales from './sales.js'
@@ -108,9 +110,11 @@ export default async function portal (fastify: FastifyInstance) {
   await fastify.register(async function shopPages (scope) {
     requirePortalSession(scope, cookieName, (reply) => reply.barePage('session-ended', 'session.endedTitle', 401))
     scope.get('/', async function portalHome (_request, reply) {
-      return reply.redirect('/portal/api-keys', 303)
+      return reply.redirect('/portal/attention', 303)
     })
     await scope.register(language)
+    await scope.register(attention, { prefix: '/attention' })
+    await scope.register(orders, { prefix: '/orders' })
     await scope.register(apiKeys, { prefix: '/api-keys' })
     await scope.register(webhooks, { prefix: '/webhooks' })
     await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })

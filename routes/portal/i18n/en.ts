@@ -1,6 +1,8 @@
 // The portal's texts in English. The navigation names and the API keys page's
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
 
+import { enWorkplace } from './en-workplace.js'
+
 export const en = {
   'portal.name': 'Seller portal',
   'portal.skip': 'Skip to main content',
@@ -367,7 +369,8 @@ export const en = {
   'rules.disabledNotice': 'The rule “{name}” is disabled.',
   'rules.deleteTitle': 'Delete the rule “{name}”?',
   'rules.deleteText': 'The rule stops answering. The messages it has posted stay in the chats.',
-  'rules.deleted': 'The rule “{name}” is deleted.'
+  'rules.deleted': 'The rule “{name}” is deleted.',
+  ...enWorkplace
 } as const
 
 export type MessageKey = keyof typeof en

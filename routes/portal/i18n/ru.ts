@@ -1,5 +1,6 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import { ruWorkplace } from './ru-workplace.js'
 
 export const ru: Messages = {
   'portal.name': 'Кабинет продавца',
@@ -370,5 +371,6 @@ export const ru: Messages = {
   'rules.disabledNotice': 'Правило «{name}» выключено.',
   'rules.deleteTitle': 'Удалить правило «{name}»?',
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
-  'rules.deleted': 'Правило «{name}» удалено.'
+  'rules.deleted': 'Правило «{name}» удалено.',
+  ...ruWorkplace
 }
