@@ -4,11 +4,16 @@
 // - claims: open or escalated (claims_one_active_idx is per order, so the shop's
 //   active claims are read through claims_shop_list_idx), with the nearest respondBy;
 // - unanswered: visible orders whose latest chat message is the buyer's (the
-//   message at orders.last_message_at, order_messages_order_created_idx);
+//   message at orders.last_message_at, order_messages_order_created_idx): a walk
+//   of the shop's visible orders (orders_visible_shop_status_created_idx), one
+//   index probe for each that has a chat;
 // - lowStock: products with autoDelivery `stock` and a threshold above 0 whose
 //   available count (stock_counts) is at or below it;
-// - failingWebhooks: event endpoints whose most recent attempt (of an event or a test) failed;
-// - deliveryFailing: the delivery endpoint's most recent request attempt failed.
+// - failingWebhooks: event endpoints whose most recent attempt (of an event or a test)
+//   failed: the queue keeps `failing_since` set from a failed attempt until a success
+//   (db/webhooks/queue.ts), so it is a column of the shop's few endpoints;
+// - deliveryFailing: the newest attempted request to the delivery endpoint
+//   (webhook_deliveries_endpoint_idx) failed its last attempt.
 import type { Queryable } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { isoTime } from '../core/time.js'
@@ -33,21 +38,19 @@ const countsSql = `select
     where c.shop_id = $1 and c.status in ('open', 'escalated')) as claims,
   (select ${isoTime('min(c.respond_by)')} from claims c join orders o on o.id = c.order_id and o.external
     where c.shop_id = $1 and c.status = 'open') as "nearestRespondBy",
-  (select count(*)::int from orders o join order_messages m on m.order_id = o.id and m.created_at = o.last_message_at
+  (select count(*)::int from orders o cross join lateral (
+      select m.sender_role from order_messages m where m.order_id = o.id order by m.created_at desc limit 1) m
     where o.shop_id = $1 and o.external and o.last_message_at is not null and m.sender_role = 'buyer') as unanswered,
   (select count(*)::int from products p
     where p.shop_id = $1 and p.auto_delivery = 'stock' and p.low_stock_threshold > 0
       and (select coalesce(sum(c.available), 0) from stock_counts c where c.product_id = p.id)
         <= p.low_stock_threshold) as "lowStock",
-  (select count(*)::int from webhook_endpoints w cross join lateral (
-      select d.last_error, d.last_status_code from webhook_deliveries d
-      where d.endpoint_id = w.id and d.last_attempt_at is not null
-      order by d.last_attempt_at desc limit 1) d
-    where w.shop_id = $1 and w.purpose = 'events' and ${FAILED}) as "failingWebhooks",
+  (select count(*)::int from webhook_endpoints w
+    where w.shop_id = $1 and w.purpose = 'events' and w.failing_since is not null) as "failingWebhooks",
   exists (select 1 from webhook_endpoints w cross join lateral (
       select d.last_error, d.last_status_code from webhook_deliveries d
       where d.endpoint_id = w.id and d.last_attempt_at is not null
-      order by d.last_attempt_at desc limit 1) d
+      order by d.created_at desc, d.id desc limit 1) d
     where w.shop_id = $1 and w.purpose = 'delivery' and ${FAILED}) as "deliveryFailing"`
 
 export async function attentionCounts (db: Queryable, shopId: string): Promise<AttentionCounts> {

@@ -67,8 +67,8 @@ t.test('Needs attention: each count is a seeded situation, linking to its list',
   t.match(body, /id="attention-webhooks">Webhook endpoints whose last attempt failed: 1</)
   t.match(body, /id="attention-delivery">The delivery endpoint&#39;s last request failed</)
   t.match(res.body,
-    /Orders <span class="badge"><span aria-hidden="true">3<\/span><span class="visually-hidden">\(3 waiting\)/)
-  t.match(res.body, /Claims <span class="badge"><span aria-hidden="true">1<\/span>/)
+    /Orders<\/a> <span class="badge"><span aria-hidden="true">3<\/span><span class="visually-hidden">\(3 waiting\)/)
+  t.match(res.body, /Claims<\/a> <span class="badge"><span aria-hidden="true">1<\/span>/)
 
   const unanswered = await page(app, session, '/portal/orders?reply=1')
   t.same([...unanswered.body.matchAll(/<tr id="order-([0-9a-f-]{36})">/g)].map((m) => m[1]), [waiting.id])
