@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { check } from './session.mjs'
 
 const NAV = {
-  en: ['Needs attention', 'Orders', 'API keys', 'Webhooks', 'Delivery endpoint', 'Stock', 'Claims', 'Sales', 'Activity'],
+  en: ['Needs attention', 'Orders', 'API keys', 'Webhooks', 'Delivery endpoint', 'Stock', 'Claims', 'Sales',
+    'Activity'],
   ru: ['Требует внимания', 'Заказы', 'Ключи API', 'Вебхуки', 'Адрес выдачи', 'Склад', 'Претензии', 'Продажи', 'Журнал']
 }
 
