@@ -20,7 +20,7 @@ import { MessageBody } from '../../schemas/messages.js'
 import { CancelBody, DeliverBody } from '../../schemas/orders.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
-import { translator } from './i18n/index.js'
+import { moneyFormatter, translator } from './i18n/index.js'
 import { orderListPage } from './order-list.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
 
@@ -139,7 +139,7 @@ export default async function ordersPages (fastify: FastifyInstance) {
       validated(CancelBody, reason.trim() === '' ? {} : { reason })?.reason))
     if (!cancelled.ok) return refused(request, reply, cancelled.error, cancelFields, 'reason', { reason })
     await recordPortalAction(fastify, request, 'order.cancelled', { order: shortId(request.params.id) })
-    const amount = cancelled.value.amount
+    const amount = moneyFormatter(request.portalSession!.locale)(cancelled.value.amount)
     return orderPage(request, reply, { notice: notice(request, 'order.cancelledNotice', { amount }) })
   })
 }

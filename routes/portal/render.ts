@@ -8,7 +8,7 @@ import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
 import type { PortalLocale } from '../../domain/portal-token.js'
 import { fieldMessage } from './i18n/api-messages.js'
-import { pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
+import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
 
 declare module 'fastify' {
@@ -91,6 +91,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           words,
           plural,
           fmt: timeFormatter(locale),
+          money: moneyFormatter(locale),
           locale,
           path,
           session,

@@ -156,10 +156,10 @@ t.test('Orders: reply, take, deliver and cancel through the /v1 code, with the s
   t.notMatch(delivered.body, /CODE-A/, 'masked on the page that delivered them too')
 
   const confirm = await page(app, session, `/portal/orders/${order.id}/cancel`)
-  t.match(confirm.body, new RegExp(`The buyer gets ${order.amount} ₽ back\\. Your balance does not change now`))
+  t.match(confirm.body, new RegExp(`The buyer gets ${order.amount.toFixed(2)} ₽ back\\. Your balance does not change now`))
   const cancelled = await post(app, session, `/portal/orders/${order.id}/cancel`, { reason: 'Out of keys' })
   t.equal(cancelled.statusCode, 200)
-  t.match(cancelled.body, `${order.amount} ₽ refunded to the buyer`)
+  t.match(cancelled.body, `${order.amount.toFixed(2)} ₽ refunded to the buyer`)
   t.equal((await apiOrder(app, shop, order.id)).status, 'cancelled')
   t.same((await ledger(app, shop.shopId)).entries.map((e) => e.kind), ['refund'])
   const { events } = await readAll(app, shop, cursor)

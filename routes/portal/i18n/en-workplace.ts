@@ -47,7 +47,6 @@ export const enWorkplace = {
   'order.id': 'Id',
   'order.quantity': 'Quantity',
   'order.amount': 'Amount',
-  'order.amountValue': '{amount} ₽',
   'order.assignee': 'Handled by',
   'order.taken': 'Taken',
   'order.delivered': 'Delivered',
@@ -81,9 +80,9 @@ export const enWorkplace = {
   'order.deliveredNotice': 'The order is delivered.',
   'order.cancel': 'Cancel the order',
   'order.cancelTitle': 'Cancel order {order}?',
-  'order.cancelText': 'The buyer gets {amount} ₽ back. Your balance does not change now; ' +
+  'order.cancelText': 'The buyer gets {amount} back. Your balance does not change now; ' +
     'the order is never credited to it.',
   'order.cancelReason': 'Reason',
-  'order.cancelledNotice': 'The order is cancelled and {amount} ₽ refunded to the buyer.',
+  'order.cancelledNotice': 'The order is cancelled and {amount} refunded to the buyer.',
   'order.keep': 'Keep the order'
 } as const

@@ -47,7 +47,6 @@ export const ruWorkplace: Record<keyof typeof enWorkplace, string> = {
   'order.id': 'Номер',
   'order.quantity': 'Количество',
   'order.amount': 'Сумма',
-  'order.amountValue': '{amount} ₽',
   'order.assignee': 'Кто выполняет',
   'order.taken': 'Взят в работу',
   'order.delivered': 'Выдан',
@@ -81,9 +80,9 @@ export const ruWorkplace: Record<keyof typeof enWorkplace, string> = {
   'order.deliveredNotice': 'Заказ выдан.',
   'order.cancel': 'Отменить заказ',
   'order.cancelTitle': 'Отменить заказ {order}?',
-  'order.cancelText': 'Покупателю вернётся {amount} ₽. Ваш баланс сейчас не изменится: ' +
+  'order.cancelText': 'Покупателю вернётся {amount}. Ваш баланс сейчас не изменится: ' +
     'этот заказ на него не зачисляется.',
   'order.cancelReason': 'Причина',
-  'order.cancelledNotice': 'Заказ отменён, покупателю возвращено {amount} ₽.',
+  'order.cancelledNotice': 'Заказ отменён, покупателю возвращено {amount}.',
   'order.keep': 'Не отменять'
 }
