@@ -162,7 +162,7 @@ try {
   }
 
   await page.goto(link)
-  await page.getByRole('heading', { level: 1, name: 'Ключи API' }).waitFor()
+  await page.getByRole('heading', { level: 1, name: 'Требует внимания' }).waitFor()
   for (const locale of ['ru', 'en']) {
     const t = TEXT[locale]
     if (locale === 'en') {

@@ -23,6 +23,7 @@ import { claimsAndActivity } from './portal-browser/claims-activity.mjs'
 import { russianAndSessionless } from './portal-browser/russian-sessionless.mjs'
 import { check, createSession, report } from './portal-browser/session.mjs'
 import { stockAndSales } from './portal-browser/stock-sales.mjs'
+import { workplace } from './portal-browser/workplace.mjs'
 
 const JS_BUDGET = 100 * 1024
 
@@ -40,6 +41,7 @@ try {
   await apiKeysAndWebhooks(s)
   const products = await stockAndSales(s)
   const claimed = await claimsAndActivity(s, products)
+  await workplace(s, claimed)
   await russianAndSessionless(s, claimed)
   s.finish()
 } catch (err) {

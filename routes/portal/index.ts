@@ -19,6 +19,7 @@ import activity from './activity.js'
 import apiKeys from './api-keys.js'
 import assets, { hashedAssets } from './assets.js'
 import { PORTAL_CHANGE_WINDOW_MS, limitPortalChanges } from './change-limit.js'
+import attention from './attention.js'
 import chatRules from './chat-rules.js'
 import claims from './claims.js'
 import deliveryEndpoint from './delivery-endpoint.js'
@@ -26,6 +27,7 @@ import entering from './entering.js'
 import { FieldNotUtf8, parseUtf8Form } from './forms.js'
 import { translator } from './i18n/index.js'
 import language from './language.js'
+import orders from './orders.js'
 import { decoratePortalReplies } from './render.js'
 import { isPageRequest, requirePortalSession, sessionCookieName } from './session.js'
 import sales from './sales.js'
@@ -127,10 +129,12 @@ export default async function portal (fastify: FastifyInstance) {
     requirePortalSession(scope, cookieName, (reply) => reply.barePage('session-ended', 'session.endedTitle', 401))
     await limitPortalChanges(scope)
     scope.get('/', async function portalHome (_request, reply) {
-      return reply.redirect('/portal/api-keys', 303)
+      return reply.redirect('/portal/attention', 303)
     })
     await scope.register(language)
     await scope.register(signOut, { cookieName })
+    await scope.register(attention, { prefix: '/attention' })
+    await scope.register(orders, { prefix: '/orders' })
     await scope.register(apiKeys, { prefix: '/api-keys' })
     await scope.register(webhooks, { prefix: '/webhooks' })
     await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })

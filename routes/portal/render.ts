@@ -3,11 +3,12 @@
 // the top and next to its field (the GOV.UK pattern). Pages answering a POST
 // tell htmx which address to show, so a reload never repeats the POST.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { badgeCounts } from '../../db/portal/attention.js'
 import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
 import { SESSION_IDLE_MS, type PortalLocale } from '../../domain/portal-token.js'
 import { fieldMessage } from './i18n/api-messages.js'
-import { pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
+import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
 
 declare module 'fastify' {
@@ -83,6 +84,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
       const words = wordsOf(locale)
       const plural = pluralizer(locale)
       const path = (data.canonical ?? request.url).split('?')[0]
+      const badges = session ? await badgeCounts(fastify.db, session.shopId) : { claims: 0, waiting: 0 }
       if (request.method !== 'GET' && request.method !== 'HEAD') this.header('hx-push-url', data.canonical ?? path)
       this.code(status).type('text/html; charset=utf-8')
       return this.view(
@@ -94,6 +96,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           words,
           plural,
           fmt: timeFormatter(locale),
+          money: moneyFormatter(locale),
           locale,
           path,
           session,
@@ -103,7 +106,8 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           nav: navigation.map((entry) => ({
             href: entry.href,
             label: t(entry.label),
-            current: entry.section === data.section
+            current: entry.section === data.section,
+            badge: entry.badge === undefined || badges[entry.badge] === 0 ? null : badges[entry.badge]
           }))
         },
         { layout: 'layout.eta' }

@@ -67,7 +67,7 @@ t.test('a link opens once: 303 to /portal/ with the cookie; then, and for bad to
   )
   const home = await app.inject({ method: 'GET', url: '/portal/', headers: { cookie: cookie.split(';')[0] } })
   t.equal(home.statusCode, 303)
-  t.equal(home.headers.location, '/portal/api-keys')
+  t.equal(home.headers.location, '/portal/attention')
 
   const bad = [
     ['used', url],

@@ -2,6 +2,7 @@
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
 
 import { enShell } from './en-shell.js'
+import { enWorkplace } from './en-workplace.js'
 
 export const en = {
   ...enShell,
@@ -369,7 +370,8 @@ export const en = {
   'rules.disabledNotice': 'The rule “{name}” is disabled.',
   'rules.deleteTitle': 'Delete the rule “{name}”?',
   'rules.deleteText': 'The rule stops answering. The messages it has posted stay in the chats.',
-  'rules.deleted': 'The rule “{name}” is deleted.'
+  'rules.deleted': 'The rule “{name}” is deleted.',
+  ...enWorkplace
 } as const
 
 export type MessageKey = keyof typeof en

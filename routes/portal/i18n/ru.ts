@@ -1,5 +1,6 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import { ruWorkplace } from './ru-workplace.js'
 
 import { ruShell } from './ru-shell.js'
 
@@ -372,5 +373,6 @@ export const ru: Messages = {
   'rules.disabledNotice': 'Правило «{name}» выключено.',
   'rules.deleteTitle': 'Удалить правило «{name}»?',
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
-  'rules.deleted': 'Правило «{name}» удалено.'
+  'rules.deleted': 'Правило «{name}» удалено.',
+  ...ruWorkplace
 }
