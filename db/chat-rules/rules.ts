@@ -24,8 +24,9 @@ export type ChatRule = Omit<ChatRuleFields, 'template'> & {
 const ruleColumns = (r: string) => `${r}.id, ${r}.name, ${r}.enabled, ${r}.trigger, ${r}.priority,
   to_jsonb(${r}.product_ids) as "productIds", to_jsonb(${r}.keywords) as keywords,
   ${r}.cooldown_seconds as "cooldownSeconds", ${r}.after_minutes as "afterMinutes",
-  ${r}.call_seller as "callSeller", ${r}.text, ${r}.fired_count as "firedCount",
-  ${isoTime(`${r}.last_fired_at`)} as "lastFiredAt", ${isoTime(`${r}.created_at`)} as "createdAt",
+  ${r}.call_seller as "callSeller", ${r}.text,
+  coalesce((select k.fired_count from chat_rule_counters k where k.rule_id = ${r}.id), 0) as "firedCount",
+  ${isoTime(`(select k.last_fired_at from chat_rule_counters k where k.rule_id = ${r}.id)`)} as "lastFiredAt", ${isoTime(`${r}.created_at`)} as "createdAt",
   ${isoTime(`${r}.updated_at`)} as "updatedAt"`
 
 export const ruleNotFound = () => new ApiError('NOT_FOUND', 'Chat rule not found.')

@@ -21,7 +21,9 @@ export const chatRules = pgTable('chat_rules', {
   text: text('text').notNull(),
   /** `text` parsed (domain/chat-rule-template.ts): what the database renders. */
   template: jsonb('template').$type<TemplateSegment[]>().notNull(),
+  /** No longer written (since migration 0016: chat_rule_counters); kept for the previous version's instances. */
   firedCount: integer('fired_count').notNull().default(0),
+  /** No longer written, as firedCount. */
   lastFiredAt: ts('last_fired_at'),
   /** When the rule was created or last enabled: it fires for what commits after it. */
   enabledAt: stamp('enabled_at'),
@@ -46,3 +48,10 @@ export const chatRuleReminders = pgTable('chat_rule_reminders', {
   primaryKey({ columns: [t.ruleId, t.orderId] }),
   index('chat_rule_reminders_due_idx').on(t.dueAt)
 ])
+
+/** A rule's count of the messages it has posted (chat_rules_post keeps it), apart from the rule's wide row. */
+export const chatRuleCounters = pgTable('chat_rule_counters', {
+  ruleId: uuid('rule_id').primaryKey().references(() => chatRules.id, { onDelete: 'cascade' }),
+  firedCount: integer('fired_count').notNull(),
+  lastFiredAt: ts('last_fired_at').notNull()
+})

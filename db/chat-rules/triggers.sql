@@ -8,7 +8,7 @@
 -- chat_rule_values     the placeholders' values of an order.
 -- chat_rules_post      posts rules' messages in an order's chat (as the shop, with `ruleId`), each with
 --                      its message.created event (and chat.seller_called when the rule calls the seller),
---                      at most 20 rule messages per order; counts them on the rules.
+--                      at most 20 rule messages per order; counts them in chat_rule_counters.
 -- chat_rules_on_event  the order and claim events' rules, fired by a deferred trigger at commit, after
 --                      every event and system message of the change: the shop's first such event of the
 --                      transaction answers all of the shop's events of it, each order's run of events with
@@ -113,8 +113,11 @@ BEGIN
   INSERT INTO events (shop_id, seq, type, data)
   SELECT o.shop_id, v_seq - cardinality(v_types) + u.k, u.type, u.data
   FROM unnest(v_types, v_data) WITH ORDINALITY u(type, data, k);
-  UPDATE chat_rules cr SET fired_count = cr.fired_count + 1, last_fired_at = v_last - (n - u.k) * interval '1 millisecond'
-  FROM unnest(v_rules) WITH ORDINALITY u(id, k) WHERE cr.id = u.id;
+  INSERT INTO chat_rule_counters AS c (rule_id, fired_count, last_fired_at)
+  SELECT u.id, count(*), max(v_last - (n - u.k) * interval '1 millisecond')
+  FROM unnest(v_rules) WITH ORDINALITY u(id, k) GROUP BY u.id
+  ON CONFLICT (rule_id) DO UPDATE SET fired_count = c.fired_count + excluded.fired_count,
+    last_fired_at = excluded.last_fired_at;
   RETURN n;
 END $$;
 --> statement-breakpoint

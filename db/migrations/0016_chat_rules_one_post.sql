@@ -2,7 +2,18 @@
 -- PL/pgSQL loop instead of an SQL function planned at every call, an order's values computed once
 -- per post, the messages' and events' rows built in arrays and written with one statement per table,
 -- and a transaction's rule-firing events of a shop answered by its first deferred firing, an order's
--- paid and delivered rules with one post. The definitions are db/chat-rules/triggers.sql's.
+-- paid and delivered rules with one post; a rule's count of messages posted kept in a narrow table of
+-- its own (chat_rule_counters) rather than on the rule's row, which every purchase rewrote. The
+-- definitions are db/chat-rules/triggers.sql's. chat_rules.fired_count and last_fired_at are no
+-- longer written; they stay for instances of the previous version during a rolling start.
+CREATE TABLE "chat_rule_counters" (
+	"rule_id" uuid PRIMARY KEY NOT NULL REFERENCES "chat_rules"("id") ON DELETE CASCADE,
+	"fired_count" integer NOT NULL,
+	"last_fired_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+INSERT INTO "chat_rule_counters" SELECT id, fired_count, last_fired_at FROM chat_rules WHERE fired_count > 0;
+--> statement-breakpoint
 CREATE OR REPLACE FUNCTION chat_rule_text(template jsonb, vals jsonb, fields jsonb) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -90,8 +101,11 @@ BEGIN
   INSERT INTO events (shop_id, seq, type, data)
   SELECT o.shop_id, v_seq - cardinality(v_types) + u.k, u.type, u.data
   FROM unnest(v_types, v_data) WITH ORDINALITY u(type, data, k);
-  UPDATE chat_rules cr SET fired_count = cr.fired_count + 1, last_fired_at = v_last - (n - u.k) * interval '1 millisecond'
-  FROM unnest(v_rules) WITH ORDINALITY u(id, k) WHERE cr.id = u.id;
+  INSERT INTO chat_rule_counters AS c (rule_id, fired_count, last_fired_at)
+  SELECT u.id, count(*), max(v_last - (n - u.k) * interval '1 millisecond')
+  FROM unnest(v_rules) WITH ORDINALITY u(id, k) GROUP BY u.id
+  ON CONFLICT (rule_id) DO UPDATE SET fired_count = c.fired_count + excluded.fired_count,
+    last_fired_at = excluded.last_fired_at;
   RETURN n;
 END $$;
 --> statement-breakpoint
