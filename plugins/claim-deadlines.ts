@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { runPeriodicSweep } from '../lib/periodic-sweep.js'
-import { refundDueClaims } from '../db/claims/deadline.js'
+import { refundDueClaims } from '../services/claims/deadline.js'
 
 /** Claims refunded per sweep at most; the next sweep goes on. */
 const BATCH = 100
