@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { EVENTS_CHANNEL } from '../db/events/store.js'
 import { parseRetrySchedule } from '../domain/webhook-retry.js'
-import { createSender, type Sender } from '../webhooks/sender.js'
-import { deliveryRequestMetrics } from '../webhooks/delivery-request-metrics.js'
-import { createWebhookWorker } from '../webhooks/worker.js'
+import { createSender, type Sender } from '../services/webhooks/sender.js'
+import { deliveryRequestMetrics } from '../services/webhooks/delivery-request-metrics.js'
+import { createWebhookWorker } from '../services/webhooks/worker.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -9,7 +9,7 @@ import type { ChatRule } from '../../db/chat-rules/rules.js'
 import { claimPlaceholders, FIELD_PREFIX, orderPlaceholders } from '../../domain/chat-rule-template.js'
 import { chatRuleTriggers } from '../../domain/chat-rules.js'
 import { ChatRuleBody, ChatRulePreviewBody } from '../../schemas/chat-rules.js'
-import { chatRuleActions } from '../v1/chat-rules/actions.js'
+import { chatRuleService } from '../../services/chat-rules/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -73,7 +73,7 @@ const defaults = valuesOf({
 })
 
 export default async function chatRulesPage (fastify: FastifyInstance) {
-  const actions = chatRuleActions(fastify)
+  const actions = chatRuleService(fastify)
   const placeholders = { order: orderPlaceholders, claim: claimPlaceholders, field: `${FIELD_PREFIX}…` }
   const shared = { section: 'chat-rules' as const, triggers: chatRuleTriggers, placeholders }
 

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'
 import { eventTypes } from '../../domain/event-types.js'
 import { EndpointCreateBody, EndpointPatchBody } from '../../schemas/webhooks.js'
-import { webhookEndpointActions, type EndpointView } from '../v1/webhook-endpoints/actions.js'
+import { webhookEndpointService, type EndpointView } from '../../services/webhooks/service.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -37,7 +37,7 @@ const valuesOf = (endpoint: EndpointView) => ({
 })
 
 export default async function webhooksPage (fastify: FastifyInstance) {
-  const actions = webhookEndpointActions(fastify)
+  const actions = webhookEndpointService(fastify)
   const shared = { section: 'webhooks' as const, eventTypes, maxEndpoints: MAX_ENDPOINTS_PER_SHOP }
 
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}) {

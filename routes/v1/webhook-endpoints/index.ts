@@ -9,14 +9,14 @@ import { CommonErrors, Envelope, IdParams, Nullable, sellerSecurity } from '../.
 import {
   SendListQuery, SendParams, WebhookSendSchema, EndpointCreateBody, EndpointPatchBody, EndpointSchema, EndpointSecret
 } from '../../../schemas/webhooks.js'
-import { sendNotFound, endpointNotFound, webhookEndpointActions } from './actions.js'
+import { sendNotFound, endpointNotFound, webhookEndpointService } from '../../../services/webhooks/service.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema }))
 const SecretEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema, secret: EndpointSecret }))
 const SendEnvelope = Envelope(Type.Object({ delivery: WebhookSendSchema }))
 
 const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = webhookEndpointActions(fastify)
+  const actions = webhookEndpointService(fastify)
 
   // A path id that is not an id names nothing: NOT_FOUND, before schema validation
   // would call it a validation error.
