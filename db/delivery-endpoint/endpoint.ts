@@ -10,7 +10,7 @@ import type { Queryable, Tx } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { nowMs } from '../core/time.js'
 import { rotatedSecret } from '../webhooks/endpoints.js'
-import { webhookEndpoints } from '../webhooks/schema.js'
+import { webhookEndpoints } from '../webhooks/tables.js'
 
 export interface DeliveryEndpointRow { url: string, createdAt: Date, updatedAt: Date }
 

@@ -5,7 +5,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { fromKopecks, moneyToNumber, toKopecks } from '../../domain/money.js'
 import type { Queryable } from '../core/client.js'
-import { ledgerEntries } from '../schema.js'
+import { ledgerEntries } from '../tables.js'
 
 export interface LedgerEntry { id: string, orderId: string, kind: string, amount: string, createdAt: Date }
 

@@ -15,7 +15,7 @@ import { notifyAfterCommit } from '../core/notifications.js'
 import { deliveredValuesParam, orderResponseColumns, orderRowColumns, type OrderRow, type StoredOrder } from './row.js'
 import { transitionFrom, transitionSet } from './transition-sql.js'
 import { preparedOnce, rawQuery, run } from '../core/sql.js'
-import { orders, products } from '../schema.js'
+import { orders, products } from '../tables.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
 export type OrderScope = { shopId: string } | null

@@ -13,7 +13,7 @@ import {
 import type { Queryable } from '../core/client.js'
 import { nowMs, NOW_MS } from '../core/time.js'
 import { run } from '../core/sql.js'
-import { portalSessions } from './schema.js'
+import { portalSessions } from './tables.js'
 
 export interface PortalSession {
   id: string

@@ -4,8 +4,8 @@
 // of the shop's recent orders; enable, disable, delete after a confirmation. Every
 // change goes through the /v1 calls' own actions (routes/v1/chat-rules/actions.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { recentOrders } from '../../db/chat-rules/preview.js'
-import type { ChatRule } from '../../db/chat-rules/rules.js'
+import { recentOrders } from '../../services/chat-rules/service.js'
+import type { ChatRule } from '../../services/chat-rules/service.js'
 import { claimPlaceholders, FIELD_PREFIX, orderPlaceholders } from '../../domain/chat-rule-template.js'
 import { chatRuleTriggers } from '../../domain/chat-rules.js'
 import { ChatRuleBody, ChatRulePreviewBody } from '../../schemas/chat-rules.js'

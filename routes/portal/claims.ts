@@ -5,7 +5,7 @@
 // Every answer goes through the /v1 calls' own service (services/claims/);
 // the Activity page records which claim was answered how, never a value.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { getProduct } from '../../db/catalog/products.js'
+import { getProduct } from '../../services/catalog/service.js'
 import { claimActions as allowedFrom, type ClaimStatus } from '../../domain/claims.js'
 import type { ApiError } from '../../domain/errors.js'
 import { RefundClaimBody, RejectClaimBody } from '../../schemas/claims.js'

@@ -4,8 +4,8 @@
 // requests with every attempt. Changes go through the /v1 calls' own actions
 // (services/delivery-endpoint/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { listRecentDeliveryRequests } from '../../db/delivery-endpoint/requests.js'
-import { listProducts } from '../../db/catalog/products.js'
+import { listRecentDeliveryRequests } from '../../services/delivery-endpoint/service.js'
+import { listProducts } from '../../services/catalog/service.js'
 import { DeliveryEndpointBody, DeliveryTestBody } from '../../schemas/delivery-endpoint.js'
 import { clientGone } from '../../lib/client-gone.js'
 import { deliveryEndpointService, deliveryEndpointNotFound } from '../../services/delivery-endpoint/service.js'

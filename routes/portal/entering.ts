@@ -6,7 +6,7 @@
 // RATE_LIMIT_WINDOW_MS, windows of its own): a token cannot be guessed, but each
 // opening is a database lookup, and nobody may turn the link into database load.
 import type { FastifyInstance } from 'fastify'
-import { enterWithLink } from '../../db/portal/links.js'
+import { enterWithLink } from '../../services/portal/service.js'
 import { ApiError } from '../../domain/errors.js'
 import { isWellFormedLinkToken, SESSION_ABSOLUTE_MS } from '../../domain/portal-token.js'
 import { limitPerClientIp } from '../../plugins/client-ip-rate-limit.js'

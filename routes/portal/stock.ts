@@ -5,7 +5,7 @@
 // is shown only by the removal's answer, never in a listing or the Activity page.
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { getProduct, listProducts, type Product } from '../../db/catalog/products.js'
+import { getProduct, listProducts, type Product } from '../../services/catalog/service.js'
 import { STOCK_ADD_BODY_LIMIT } from '../../schemas/body-limits.js'
 import { AUTO_DELIVERY, StockAddBody, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
 import { notFound, validationError } from '../../domain/errors.js'

@@ -3,7 +3,7 @@
 // confirmation), and its delivery log with retries. Every change goes through the
 // /v1 calls' own actions (routes/v1/webhook-endpoints/actions.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'
+import { MAX_ENDPOINTS_PER_SHOP } from '../../services/webhooks/service.js'
 import { eventTypes } from '../../domain/event-types.js'
 import { EndpointCreateBody, EndpointPatchBody } from '../../schemas/webhooks.js'
 import { webhookEndpointService, type EndpointView } from '../../services/webhooks/service.js'

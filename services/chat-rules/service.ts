@@ -22,3 +22,6 @@ export function chatRuleService (fastify: FastifyInstance) {
       previewChatRule(fastify.db, shopId, body.orderId, ruleTemplate(body.text, body.trigger))
   }
 }
+
+export { recentOrders } from '../../db/chat-rules/preview.js'
+export { ruleNotFound, type ChatRule } from '../../db/chat-rules/rules.js'

@@ -111,3 +111,7 @@ export function deliveryEndpointService (fastify: FastifyInstance) {
     }
   }
 }
+
+export {
+  findDeliveryRequest, listRecentDeliveryRequests, retryDeliveryRequest, type DeliveryRequestStatus
+} from '../../db/delivery-endpoint/requests.js'

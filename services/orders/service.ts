@@ -100,3 +100,5 @@ export async function readChat (app: OrderApp, shopId: string, orderId: string, 
 export function postSellerMessage (app: OrderApp, shopId: string, orderId: string, text: string) {
   return postMessage(app.db, orderId, { shopId }, 'seller', text)
 }
+
+export { ledgerView, listLedgerEntries } from '../../db/orders/ledger.js'

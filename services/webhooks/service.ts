@@ -172,3 +172,5 @@ export function webhookEndpointService (fastify: FastifyInstance) {
     }
   }
 }
+
+export { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { MAX_RULES_PER_SHOP } from '../../../domain/chat-rules.js'
 import { isUuid } from '../../../domain/ids.js'
-import { ruleNotFound } from '../../../db/chat-rules/rules.js'
+import { ruleNotFound } from '../../../services/chat-rules/service.js'
 import {
   ChatRuleBody, ChatRuleData, ChatRuleList, ChatRulePreview, ChatRulePreviewBody
 } from '../../../schemas/chat-rules.js'

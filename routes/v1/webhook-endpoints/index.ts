@@ -3,7 +3,7 @@
 // shop's endpoint or delivery, like an unknown one, is 404 NOT_FOUND.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { MAX_ENDPOINTS_PER_SHOP } from '../../../db/webhooks/endpoints.js'
+import { MAX_ENDPOINTS_PER_SHOP } from '../../../services/webhooks/service.js'
 import { isUuid } from '../../../domain/ids.js'
 import { CommonErrors, Envelope, IdParams, Nullable, sellerSecurity } from '../../../schemas/common.js'
 import {

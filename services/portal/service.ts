@@ -1,0 +1,6 @@
+// The seller portal's own records (docs/portal.md): the one-time links, the
+// sessions and the activity log, one statement or one transaction of
+// db/portal/ each.
+export { listActivity, recordActivity, type ActivityDetails } from '../../db/portal/activity.js'
+export { createPortalLink, enterWithLink } from '../../db/portal/links.js'
+export { endShopSessions, setSessionLocale, touchLiveSession, type PortalSession } from '../../db/portal/sessions.js'
