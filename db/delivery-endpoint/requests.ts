@@ -10,6 +10,7 @@
 // the request is `pending`, and the order changes only while it is `paid` — so
 // whichever instance and however many answers arrive, one answer's values
 // deliver the order, and the rest are logged as not used.
+import type { DeliveryRequestStatus } from '../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
@@ -18,7 +19,7 @@ import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 import type { LeasedSend } from '../webhooks/queue.js'
 
-export type DeliveryRequestStatus = 'pending' | 'succeeded' | 'failed' | 'discarded'
+export type { DeliveryRequestStatus }
 
 export interface DeliveryAttempt { at: string, statusCode: number | null, error: string | null, durationMs: number }
 

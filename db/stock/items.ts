@@ -7,14 +7,14 @@ import { isUuid } from '../../domain/ids.js'
 import type { StockCipher } from '../../domain/stock-cipher.js'
 import { ApiError, notFound, validationError } from '../../domain/errors.js'
 import type { Queryable, Tx } from '../core/client.js'
-import { NO_OPTION, signalsOf } from '../../domain/stock-rules.js'
+import { NO_OPTION, signalsOf, type StockItemStatus } from '../../domain/stock-rules.js'
 import {
   deactivateIfEmpty, lockStockProduct, reactivateAfterRestock, recordSignals, type StockProduct
 } from './take.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 
-export type StockItemStatus = 'available' | 'delivered' | 'removed' | 'defective'
+export type { StockItemStatus }
 
 export interface StockItem {
   id: string

@@ -113,5 +113,5 @@ export function deliveryEndpointService (fastify: FastifyInstance) {
 }
 
 export {
-  findDeliveryRequest, listRecentDeliveryRequests, retryDeliveryRequest, type DeliveryRequestStatus
+  findDeliveryRequest, listRecentDeliveryRequests, retryDeliveryRequest
 } from '../../db/delivery-endpoint/requests.js'

@@ -95,5 +95,3 @@ export function removeItems (app: StockApp, shopId: string, productId: string, i
   return app.db.transaction(async (tx) =>
     removeStockItems(tx, cipher, await lockOwnProduct(tx, shopId, productId), ids))
 }
-
-export type { AutoDelivery } from '../../db/stock/take.js'

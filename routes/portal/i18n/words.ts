@@ -9,8 +9,8 @@ import type { ClaimReason, ClaimStatus, ResolvedBy } from '../../../domain/claim
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
-import type { DeliveryRequestStatus } from '../../../services/delivery-endpoint/service.js'
-import type { AutoDelivery } from '../../../services/stock/service.js'
+import type { DeliveryRequestStatus } from '../../../domain/delivery-answer.js'
+import type { AutoDelivery } from '../../../domain/stock-rules.js'
 
 /** What the portal records in the shop's activity log (routes/portal/activity.ts). */
 export const ACTIVITY_ACTIONS = [
