@@ -1,4 +1,4 @@
-// The webhook worker of this instance (webhooks/worker.ts), as
+// The webhook worker of this instance (services/webhooks/worker.ts), as
 // `fastify.webhookWorker`: started when the app is ready, stopped when it closes
 // (before the database, which this plugin depends on, is closed). Every
 // committed event's NOTIFY (db/events/store.ts) wakes it, so new sends go out at

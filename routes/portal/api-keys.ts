@@ -1,6 +1,6 @@
 // The API keys page (docs/portal.md): the shop's keys, a new key's secret shown
 // once, and revocation after a confirmation. Through the operator API's own
-// actions (routes/internal/api-keys/actions.ts): the same rules, and a
+// service (services/shops/api-keys.ts): the same rules, and a
 // revocation that reaches every instance before the page answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { NameInput } from '../../schemas/operator.js'

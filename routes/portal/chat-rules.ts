@@ -2,7 +2,7 @@
 // rules with their trigger in words, whether enabled, how often they fired; add
 // and edit with the placeholders listed beside the text and a preview against one
 // of the shop's recent orders; enable, disable, delete after a confirmation. Every
-// change goes through the /v1 calls' own actions (routes/v1/chat-rules/actions.ts).
+// change goes through the /v1 calls' own service (services/chat-rules/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { recentOrders } from '../../services/chat-rules/service.js'
 import type { ChatRule } from '../../services/chat-rules/service.js'

@@ -1,7 +1,7 @@
 // The Webhooks page (docs/portal.md): the shop's endpoints; one endpoint's
 // settings, test, secret rotation and deletion (each irreversible step after a
 // confirmation), and its delivery log with retries. Every change goes through the
-// /v1 calls' own actions (routes/v1/webhook-endpoints/actions.ts).
+// /v1 calls' own service (services/webhooks/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_ENDPOINTS_PER_SHOP } from '../../services/webhooks/service.js'
 import { eventTypes } from '../../domain/event-types.js'
