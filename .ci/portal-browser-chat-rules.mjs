@@ -3,9 +3,12 @@
 // first start printed; the demo shop's two rules are listed; then, in Russian and
 // in English, a rule is added, previewed against the shop's recent order, disabled,
 // and deleted after the confirmation, with the keyboard and the page's labels.
+// Then, with rules of long names and many keywords present, at a phone's 390 CSS px
+// the list, a rule's form and its preview scroll no wider than the screen.
 // Every page is checked with axe-core (no WCAG 2 A / AA violation) and screenshotted
 // into a temporary directory (its path is printed); no console error, no CSP violation.
-//   node .ci/portal-browser-chat-rules.mjs      (CHROMIUM names another binary)
+//   node .ci/portal-browser-chat-rules.mjs          (CHROMIUM names another binary)
+//   node .ci/portal-browser-chat-rules.mjs --docs   also writes docs/portal/*.png (DOCS below)
 // Ends with `portal browser chat rules: N passed, N failed`.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -48,6 +51,28 @@ const TEXT = {
   }
 }
 
+/** The screenshots docs/portal.md shows. */
+const DOCS = new Set(['en-chat-rules', 'ru-chat-rule-preview', 'en-390-chat-rules', 'ru-390-chat-rule-preview'])
+const writeDocs = process.argv.includes('--docs')
+const PHONE = { width: 390, height: 844 }
+const DESKTOP = { width: 1100, height: 800 }
+/** Rules that test the narrow layout: a name without a space, twenty keywords, some long. */
+const LONG_RULES = [
+  {
+    name: 'Ответ_на_вопросы_о_доставке_кодов_активации_и_сроках_гарантии_для_всех_товаров_магазина',
+    trigger: 'message.keyword',
+    keywords: Array.from({ length: 20 }, (_, i) => i % 4 === 0 ? `гарантийный-срок-активации-ключа-${i}` : `!key${i}`),
+    text: 'See {{productTitle}}'
+  },
+  {
+    name: 'A rule with a long name that says what it answers: where is my code, how do I activate it, what now',
+    trigger: 'order.delivered',
+    text: 'Thank you for the order {{orderId}}'
+  }
+]
+const LONG_TEXT = 'Your order {{orderId}} of {{productTitle}}: https://example.com/activation/' +
+  'a-very-long-address-without-any-space-that-a-phone-must-wrap-somewhere-0123456789abcdef'
+
 let passed = 0
 let failed = 0
 const check = (ok, what, detail = '') => {
@@ -84,7 +109,7 @@ try {
     headless: true,
     args: flags,
     timeout: 60_000,
-    viewport: { width: 1100, height: 800 }
+    viewport: DESKTOP
   })
   page = context.pages()[0] ?? (await context.newPage())
   page.setDefaultTimeout(20_000)
@@ -95,7 +120,19 @@ try {
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
   const axeViolations = []
   let pages = 0
-  async function inspect (name) {
+  /** For docs/: the screen, or the page from the top of `from` to the bottom of `to` (selectors). */
+  async function docsShot (name, [from, to] = []) {
+    const path = join(root, 'docs', 'portal', `${name}.png`)
+    if (!from) return page.screenshot({ path })
+    const { top, bottom } = await page.evaluate(([from, to]) => ({
+      top: document.querySelector(from).getBoundingClientRect().top + globalThis.scrollY - 15,
+      bottom: document.querySelector(to).getBoundingClientRect().bottom + globalThis.scrollY + 15
+    }), [from, to])
+    const clip = { x: 0, y: Math.max(0, top), width: page.viewportSize().width, height: bottom - Math.max(0, top) }
+    await page.screenshot({ path, fullPage: true, clip })
+  }
+  /** axe-core on the page and a full-page screenshot; `docs`: what docsShot takes. */
+  async function inspect (name, docs) {
     await page.waitForLoadState('load')
     await page.evaluate(axeSource)
     const result = await page.evaluate(() => globalThis.axe.run(document, {
@@ -106,12 +143,26 @@ try {
       axeViolations.push(`${name}: ${v.id} (${v.impact}): ${v.help}: ${where}`)
     }
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true })
+    if (writeDocs && DOCS.has(name)) await docsShot(name, docs)
     pages++
   }
   const heading = (text) => page.getByRole('heading', { level: 1, name: text }).waitFor()
+  /** At 390 px: the page as it is scrolls no wider than the screen. */
+  async function fitsPhone (what) {
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    check(width <= PHONE.width, `${what}: no wider than the 390 px screen (scrollWidth ${width})`)
+  }
+  const longRules = []
+  for (const body of LONG_RULES) {
+    const res = await fetch(`${base}/v1/chat-rules`, {
+      method: 'POST', headers: { ...seller, 'content-type': 'application/json' }, body: JSON.stringify(body)
+    })
+    if (res.status !== 201) throw new Error(`POST /v1/chat-rules: ${res.status} ${await res.text()}`)
+    longRules.push((await res.json()).data.rule)
+  }
 
   await page.goto(link)
-  await page.getByRole('heading', { level: 1, name: 'Ключи API' }).waitFor()
+  await page.getByRole('heading', { level: 1, name: 'Требует внимания' }).waitFor()
   for (const locale of ['ru', 'en']) {
     const t = TEXT[locale]
     if (locale === 'en') {
@@ -140,7 +191,7 @@ try {
     const previewed = await page.locator('.preview__text').textContent()
     const expected = `Order ${order.id}: ${order.amount.toFixed(2)} RUB`
     check(previewed === expected, `${locale}: the preview renders the order`, previewed)
-    await inspect(`${locale}-chat-rule-preview`)
+    await inspect(`${locale}-chat-rule-preview`, ['label[for="text"]', '.preview'])
     await page.getByRole('button', { name: t.save }).click()
     await heading(t.nav)
     const row = page.locator('tr', { has: page.getByRole('link', { name, exact: true }) })
@@ -160,7 +211,24 @@ try {
     await heading(t.nav)
     const left = await page.getByRole('link', { name, exact: true }).count()
     check(left === 0, `${locale}: the rule is deleted after the confirmation`)
+
+    await page.setViewportSize(PHONE)
+    await page.reload()
+    await heading(t.nav)
+    await fitsPhone(`${locale}: the list with long names and twenty keywords`)
+    await inspect(`${locale}-390-chat-rules`, ['h1', 'tbody tr:nth-child(3)'])
+    await page.getByRole('link', { name: LONG_RULES[0].name, exact: true }).click()
+    await page.getByRole('textbox', { name: t.keywords }).waitFor()
+    await fitsPhone(`${locale}: the form of a rule with a long name and twenty keywords`)
+    await inspect(`${locale}-390-chat-rule-form`)
+    await page.getByRole('textbox', { name: t.text }).fill(LONG_TEXT)
+    await page.getByRole('button', { name: t.preview }).click()
+    await page.locator('.preview__text').waitFor()
+    await fitsPhone(`${locale}: the preview of a long text`)
+    await inspect(`${locale}-390-chat-rule-preview`, ['label[for="text"]', '.preview'])
+    await page.setViewportSize(DESKTOP)
   }
+  for (const rule of longRules) await fetch(`${base}/v1/chat-rules/${rule.id}`, { method: 'DELETE', headers: seller })
   const rules = (await (await fetch(`${base}/v1/chat-rules`, { headers: seller })).json()).data.rules
   check(rules.length === 2, 'the API agrees: only the demo rules are left', JSON.stringify(rules.map((r) => r.name)))
   check(axeViolations.length === 0, `axe-core: no WCAG A / AA violation on ${pages} pages`, axeViolations.join('\n'))

@@ -6,7 +6,7 @@
 // endpoint and sends a test that a local receiver gets; uploads codes from a .txt
 // file and sees the counts; resolves a buyer's claim by replacing its code from
 // that stock, and a reject without a note refused; switches the language; opens
-// links until its address is refused (429). Every page, in Russian and in
+// links until its address is refused (429); signs out. Every page, in Russian and in
 // English, is checked with axe-core (no WCAG 2 A / AA violation) and screenshotted
 // into a temporary directory (its path is printed); no console error, no CSP
 // violation; the portal's JavaScript stays under 100 KB gzipped.
@@ -23,6 +23,7 @@ import { claimsAndActivity } from './portal-browser/claims-activity.mjs'
 import { russianAndSessionless } from './portal-browser/russian-sessionless.mjs'
 import { check, createSession, report } from './portal-browser/session.mjs'
 import { stockAndSales } from './portal-browser/stock-sales.mjs'
+import { workplace } from './portal-browser/workplace.mjs'
 
 const JS_BUDGET = 100 * 1024
 
@@ -40,6 +41,7 @@ try {
   await apiKeysAndWebhooks(s)
   const products = await stockAndSales(s)
   const claimed = await claimsAndActivity(s, products)
+  await workplace(s, claimed)
   await russianAndSessionless(s, claimed)
   s.finish()
 } catch (err) {

@@ -91,6 +91,11 @@ export const ConfigSchema = Type.Object({
     default: 600,
     description: 'an integer of at least 1 (requests per client IP per RATE_LIMIT_WINDOW_MS)'
   }),
+  PORTAL_RATE_LIMIT_MAX: Type.Integer({
+    minimum: 1,
+    default: 60,
+    description: 'an integer of at least 1 (changes per seller portal session per minute)'
+  }),
   MEDIA_CACHE_MB: Type.Integer({
     minimum: 0,
     maximum: 4096,

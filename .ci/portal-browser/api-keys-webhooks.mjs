@@ -6,8 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { check } from './session.mjs'
 
 const NAV = {
-  en: ['API keys', 'Webhooks', 'Delivery endpoint', 'Stock', 'Claims', 'Sales', 'Activity'],
-  ru: ['Ключи API', 'Вебхуки', 'Адрес выдачи', 'Склад', 'Претензии', 'Продажи', 'Журнал']
+  en: ['Needs attention', 'Orders', 'API keys', 'Webhooks', 'Delivery endpoint', 'Stock', 'Claims', 'Sales',
+    'Activity'],
+  ru: ['Требует внимания', 'Заказы', 'Ключи API', 'Вебхуки', 'Адрес выдачи', 'Склад', 'Претензии', 'Продажи', 'Журнал']
 }
 
 /** `s`: the open session (session.mjs). */
@@ -16,10 +17,13 @@ export async function apiKeysAndWebhooks (s) {
 
   // Entering: the link's locale (Russian, the default) decides.
   await page.goto(link)
-  await heading('Ключи API')
-  check(page.url() === `${base}/portal/api-keys`, 'the link lands on the API keys page', page.url())
+  await heading('Требует внимания')
+  check(page.url() === `${base}/portal/attention`, 'the link lands on the Needs attention page', page.url())
   check((await page.locator('html').getAttribute('lang')) === 'ru', 'in Russian')
   for (const name of NAV.ru) check((await nav(name).count()) === 1, `Russian navigation: ${name}`)
+  await inspect('ru-attention')
+  await page.goto(`${base}/portal/api-keys`)
+  await heading('Ключи API')
   await inspect('ru-api-keys')
 
   // The keyboard alone: Tab reaches the skip link first, then the form.

@@ -1,6 +1,7 @@
 // The portal's browser check (.ci/portal-browser.mjs), last part: the pages again in
-// Russian, and the pages without a session: a used link, too many link openings
-// from one address (429), a session that ended.
+// Russian, a link of another shop (the question before switching), and the pages
+// without a session: a used link, too many link openings from one address (429),
+// signing out, a session that ended.
 import { check } from './session.mjs'
 
 /** `s`: the open session (session.mjs); `claimed`: the claims claimsAndActivity opened. */
@@ -41,6 +42,22 @@ export async function russianAndSessionless (s, claimed) {
   await page.locator('.error-summary').waitFor()
   await inspect('ru-stock-upload-error')
 
+  // A link of another shop asks first, naming both shops; staying keeps this session.
+  const operatorCall = (path, body) =>
+    fetch(`${base}/internal/v1${path}`, { method: 'POST', headers: s.operator, body: JSON.stringify(body) })
+      .then((res) => res.json())
+  const other = (await operatorCall('/shops', { name: 'Другой магазин' })).data.shop
+  const otherLink = (await operatorCall(`/shops/${other.id}/portal-links`, {})).data.url
+  const shopName = (await page.locator('.header__shop').textContent()).replace(/^Магазин:\s*/, '').trim()
+  await page.goto(otherLink)
+  await heading('Перейти в другой магазин?')
+  const question = await page.locator('main').textContent()
+  check(question.includes(`«${shopName}»`) && question.includes('«Другой магазин»'),
+    'a link of another shop asks first, naming both shops')
+  await inspect('switch-shop')
+  await page.getByRole('link', { name: `Остаться в «${shopName}»` }).click()
+  await heading('Ключи API')
+
   // Pages without a session: a used link, and a session that ended.
   await page.goto(link)
   await heading('Ссылка больше не действует')
@@ -57,7 +74,14 @@ export async function russianAndSessionless (s, claimed) {
   )
   await heading('Слишком много открытых ссылок')
   await inspect('too-many-openings')
-  await s.context.clearCookies()
+  // Signing out ends the session: its cookie then opens nothing.
+  await page.goto(`${base}/portal/api-keys`)
+  await heading('Ключи API')
+  check(await page.locator('.header__shop').textContent().then((name) => name.trim() !== ''),
+    'the header names the shop')
+  await page.getByRole('button', { name: 'Выйти' }).click()
+  await heading('Вы вышли')
+  await inspect('signed-out')
   await page.goto(`${base}/portal/api-keys`)
   await heading('Сеанс завершён')
   await inspect('session-ended')

@@ -3,8 +3,9 @@
 // the same transaction, so two openings at once cannot both enter.
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
 import { generateLinkToken, hashPortalToken, type PortalLocale } from '../../domain/portal-token.js'
-import type { Db } from '../core/client.js'
+import type { Db, Queryable } from '../core/client.js'
 import { nowMs } from '../core/time.js'
+import { shops } from '../tables.js'
 import { portalLinks } from './tables.js'
 import { startSession, type StartedSession } from './sessions.js'
 
@@ -37,19 +38,40 @@ export async function createPortalLink (
   return { token, expiresAt: link.expiresAt }
 }
 
+const openable = (token: string) =>
+  and(
+    eq(portalLinks.tokenHash, hashPortalToken(token)),
+    isNull(portalLinks.usedAt),
+    gt(portalLinks.expiresAt, sql`now()`)
+  )
+
+/** The shop a link would open, without using it up (HEAD, and the question before switching shops). */
+export async function findOpenableLink (db: Db, token: string): Promise<{ shopId: string; shopName: string } | null> {
+  const [link] = await db
+    .select({ shopId: portalLinks.shopId, shopName: shops.name })
+    .from(portalLinks)
+    .innerJoin(shops, eq(shops.id, portalLinks.shopId))
+    .where(openable(token))
+  return link ?? null
+}
+
+/** Voids the shop's links not yet opened (the operator's revocation): each then answers as a used one. */
+export async function voidUnusedLinks (db: Queryable, shopId: string): Promise<number> {
+  const voided = await db
+    .update(portalLinks)
+    .set({ usedAt: nowMs })
+    .where(and(eq(portalLinks.shopId, shopId), isNull(portalLinks.usedAt), gt(portalLinks.expiresAt, sql`now()`)))
+    .returning({ id: portalLinks.id })
+  return voided.length
+}
+
 /** Opens a link: the session it starts, or null when it is unknown, used or expired. */
 export async function enterWithLink (db: Db, token: string): Promise<StartedSession | null> {
   return db.transaction(async (tx) => {
     const [link] = await tx
       .update(portalLinks)
       .set({ usedAt: nowMs })
-      .where(
-        and(
-          eq(portalLinks.tokenHash, hashPortalToken(token)),
-          isNull(portalLinks.usedAt),
-          gt(portalLinks.expiresAt, sql`now()`)
-        )
-      )
+      .where(openable(token))
       .returning({ shopId: portalLinks.shopId, readOnly: portalLinks.readOnly, locale: portalLinks.locale })
     if (!link) return null
     return startSession(tx, link.shopId, { readOnly: link.readOnly, locale: link.locale as PortalLocale })

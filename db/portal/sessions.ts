@@ -13,6 +13,7 @@ import {
 import type { Queryable } from '../core/client.js'
 import { nowMs, NOW_MS } from '../core/time.js'
 import { run } from '../core/sql.js'
+import { shops } from '../tables.js'
 import { portalSessions } from './tables.js'
 
 export interface PortalSession {
@@ -22,7 +23,11 @@ export interface PortalSession {
   readOnly: boolean
   locale: PortalLocale
   createdAt: Date
+  /** The last request's time: the session idles out an hour after it. */
+  lastSeenAt: Date
   expiresAt: Date
+  /** The shop's name, for every page's header. */
+  shopName: string
 }
 
 export interface StartedSession {
@@ -37,6 +42,7 @@ const sessionColumns = {
   readOnly: portalSessions.readOnly,
   locale: portalSessions.locale,
   createdAt: portalSessions.createdAt,
+  lastSeenAt: portalSessions.lastSeenAt,
   expiresAt: portalSessions.expiresAt
 }
 
@@ -59,10 +65,11 @@ export async function startSession (
       expiresAt: sql`${nowMs} + make_interval(secs => ${SESSION_ABSOLUTE_MS / 1000})`
     })
     .returning(sessionColumns)
+  const [shop] = await db.select({ name: shops.name }).from(shops).where(eq(shops.id, shopId))
   await db
     .delete(portalSessions)
     .where(and(eq(portalSessions.shopId, shopId), lt(portalSessions.expiresAt, sql`now() - interval '1 day'`)))
-  return { token, session: session as PortalSession }
+  return { token, session: { ...session, shopName: shop.name } as PortalSession }
 }
 
 /** The live session of this cookie token, marked seen now; undefined when none is (ended, expired, idle too long). */
@@ -70,20 +77,28 @@ export async function touchLiveSession (db: Queryable, token: string): Promise<P
   const [session] = await db
     .update(portalSessions)
     .set({ lastSeenAt: nowMs })
+    .from(shops)
     .where(
       and(
+        eq(shops.id, portalSessions.shopId),
         eq(portalSessions.tokenHash, hashPortalToken(token)),
         isNull(portalSessions.endedAt),
         gt(portalSessions.expiresAt, sql`now()`),
         gt(portalSessions.lastSeenAt, idleSince)
       )
     )
-    .returning(sessionColumns)
+    .returning({ ...sessionColumns, shopName: shops.name })
   return session as PortalSession | undefined
 }
 
 export async function setSessionLocale (db: Queryable, sessionId: string, locale: PortalLocale): Promise<void> {
   await db.update(portalSessions).set({ locale }).where(eq(portalSessions.id, sessionId))
+}
+
+/** Ends one session (the seller signed out, or switched to another shop's link). */
+export async function endSession (db: Queryable, sessionId: string): Promise<void> {
+  await db.update(portalSessions).set({ endedAt: nowMs }).where(
+    and(eq(portalSessions.id, sessionId), isNull(portalSessions.endedAt)))
 }
 
 /** Ends every session of the shop; the count is of those that were still live. */

@@ -3,12 +3,44 @@
 // against that call's own TypeBox schema with the API's own validator, so the
 // rules and the messages are the API's.
 import type { TSchema } from '@sinclair/typebox'
+import { parse as parseQuery } from 'node:querystring'
 import type { Static } from '@sinclair/typebox'
 import { ApiError } from '../../domain/errors.js'
 import { invalidRequest } from '../../plugins/errors.js'
 import { bodyValidator } from '../../plugins/validation.js'
 
 export type Form = Record<string, string | string[] | undefined>
+
+/** A form field whose text is not UTF-8: refused whole (a page in UTF-8 never sends one), nothing stored. */
+export class FieldNotUtf8 extends Error {
+  readonly statusCode = 400
+  constructor (readonly field: string) {
+    super(`The form field ${field} is not UTF-8 text.`)
+  }
+}
+
+/** A name or value as sent: raw bytes that were not UTF-8 arrive as U+FFFD; `%FF` does not decode. */
+function isUtf8Part (part: string): boolean {
+  if (part.includes('\uFFFD')) return false
+  try {
+    decodeURIComponent(part.replace(/\+/g, ' '))
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** An urlencoded body (@fastify/formbody's parser): every name and value must be UTF-8, else FieldNotUtf8. */
+export function parseUtf8Form (body: string): Form {
+  for (const pair of body.split('&')) {
+    const at = pair.indexOf('=')
+    const name = at === -1 ? pair : pair.slice(0, at)
+    if (!isUtf8Part(name) || !isUtf8Part(at === -1 ? '' : pair.slice(at + 1))) {
+      throw new FieldNotUtf8(Object.keys(parseQuery(name))[0] ?? '')
+    }
+  }
+  return { ...parseQuery(body) } as Form
+}
 
 /** The form as posted (urlencoded: repeated names are arrays). */
 export const formOf = (body: unknown): Form => (body !== null && typeof body === 'object' ? body : {}) as Form

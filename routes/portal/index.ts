@@ -2,37 +2,40 @@
 // templates through @fastify/view) made live by htmx, served by the service
 // itself. The operator's link starts a session (entering.ts); every other page
 // needs one (session.ts), and every change goes through the same actions as the
-// API call that makes it. Headers: a Content-Security-Policy without inline
+// API call that makes it, at most PORTAL_RATE_LIMIT_MAX a minute (change-limit.ts).
+// Forms must be UTF-8 (forms.ts). Assets: assets.ts. Headers: a Content-Security-Policy without inline
 // script or style, no framing unless PORTAL_FRAME_ANCESTORS names the
 // marketplace, no referrer (a link's token never travels on), no caching.
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
-import fastifyStatic from '@fastify/static'
 import view from '@fastify/view'
 import { Eta } from 'eta'
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ApiError } from '../../domain/errors.js'
 import { errorBody, isUnavailable } from '../../plugins/errors.js'
 import activity from './activity.js'
 import apiKeys from './api-keys.js'
+import assets, { hashedAssets } from './assets.js'
+import { PORTAL_CHANGE_WINDOW_MS, limitPortalChanges } from './change-limit.js'
+import attention from './attention.js'
 import chatRules from './chat-rules.js'
 import claims from './claims.js'
 import deliveryEndpoint from './delivery-endpoint.js'
 import entering from './entering.js'
+import { FieldNotUtf8, parseUtf8Form } from './forms.js'
+import { translator } from './i18n/index.js'
 import language from './language.js'
+import orders from './orders.js'
 import { decoratePortalReplies } from './render.js'
 import { isPageRequest, requirePortalSession, sessionCookieName } from './session.js'
 import sales from './sales.js'
+import signOut, { SIGNED_OUT_PAGE } from './sign-out.js'
 import stock from './stock.js'
 import webhooks from './webhooks.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const htmxDir = join(dirname(createRequire(import.meta.url).resolve('htmx.org/package.json')), 'dist')
-/** The portal's whole JavaScript and style: htmx, its configuration lives in the page's meta tag, and ours. */
-const ASSETS = new Set(['/htmx.min.js', '/portal.js', '/portal.css'])
 
 /** The codes the portal answers as the JSON envelope, not as a page (docs/portal.md). */
 const ENVELOPE_CODES = new Set(['SESSION_INVALID', 'CSRF_INVALID', 'READ_ONLY'])
@@ -59,19 +62,17 @@ export default async function portal (fastify: FastifyInstance) {
   const csp = contentSecurityPolicy(frameAncestors)
   const cookieName = sessionCookieName(config.PUBLIC_BASE_URL)
 
+  const assetFiles = hashedAssets()
+
   await fastify.register(cookie)
-  await fastify.register(formbody)
+  await fastify.register(formbody, { parser: parseUtf8Form })
   await fastify.register(view, {
     engine: { eta: new Eta({ cache: true }) },
     root: join(here, 'views'),
-    production: true
+    production: true,
+    defaultContext: { assets: assetFiles.urls }
   })
-  await fastify.register(fastifyStatic, {
-    root: [join(here, 'static'), htmxDir],
-    prefix: '/assets/',
-    allowedPath: (pathName) => ASSETS.has(pathName),
-    decorateReply: false
-  })
+  await fastify.register(assets, { assets: assetFiles })
   decoratePortalReplies(fastify)
 
   fastify.addHook('onRequest', async function portalHeaders (request, reply) {
@@ -85,6 +86,22 @@ export default async function portal (fastify: FastifyInstance) {
   fastify.setErrorHandler(async function portalError (err: FastifyError, request, reply) {
     if (err instanceof ApiError && ENVELOPE_CODES.has(err.code)) {
       return reply.code(err.statusCode).send(errorBody(err.code, err.message))
+    }
+    const t = translator(request.portalSession?.locale ?? 'ru')
+    if (err instanceof ApiError && err.code === 'RATE_LIMIT') {
+      const seconds = Number(reply.getHeader('retry-after') ?? PORTAL_CHANGE_WINDOW_MS / 1000)
+      return reply.portalPage('too-many-changes', {
+        title: 'shell.tooManyTitle',
+        max: config.PORTAL_RATE_LIMIT_MAX,
+        seconds
+      }, 429)
+    }
+    if (err instanceof FieldNotUtf8) {
+      return reply.portalPage('problem', { title: 'errors.title', message: t('errors.notUtf8', { field: err.field }) },
+        400)
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.portalPage('problem', { title: 'errors.title', message: t('errors.tooLarge') }, 413)
     }
     if ((err instanceof ApiError && err.statusCode === 404) || err.validationContext === 'params') {
       return reply.portalPage('not-found', { title: 'errors.notFound' }, 404)
@@ -105,12 +122,19 @@ export default async function portal (fastify: FastifyInstance) {
   })
 
   await fastify.register(entering, { cookieName })
+  fastify.get(SIGNED_OUT_PAGE.slice('/portal'.length), async function signedOut (_request, reply) {
+    return reply.barePage('signed-out', 'shell.signedOutTitle', 200)
+  })
   await fastify.register(async function shopPages (scope) {
     requirePortalSession(scope, cookieName, (reply) => reply.barePage('session-ended', 'session.endedTitle', 401))
+    await limitPortalChanges(scope)
     scope.get('/', async function portalHome (_request, reply) {
-      return reply.redirect('/portal/api-keys', 303)
+      return reply.redirect('/portal/attention', 303)
     })
     await scope.register(language)
+    await scope.register(signOut, { cookieName })
+    await scope.register(attention, { prefix: '/attention' })
+    await scope.register(orders, { prefix: '/orders' })
     await scope.register(apiKeys, { prefix: '/api-keys' })
     await scope.register(webhooks, { prefix: '/webhooks' })
     await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })

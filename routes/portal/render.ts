@@ -3,19 +3,25 @@
 // the top and next to its field (the GOV.UK pattern). Pages answering a POST
 // tell htmx which address to show, so a reload never repeats the POST.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { badgeCounts } from '../../services/portal/service.js'
 import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
-import type { PortalLocale } from '../../domain/portal-token.js'
+import { SESSION_IDLE_MS, type PortalLocale } from '../../domain/portal-token.js'
 import { fieldMessage } from './i18n/api-messages.js'
-import { pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
+import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
 
 declare module 'fastify' {
   interface FastifyReply {
     /** Renders `template` in the shop's layout, with `status` (200 by default). */
     portalPage: (template: string, data: PageData, status?: number) => Promise<FastifyReply>
-    /** Renders `template` in the bare layout (no session: the link and session-ended pages, in both languages). */
-    barePage: (template: string, title: MessageKey, status: number) => Promise<FastifyReply>
+    /**
+     * Renders `template` in the bare layout (no session's pages: the link and session-ended pages), in both
+     * languages, or in `data.locale`'s when given.
+     */
+    barePage: (
+      template: string, title: MessageKey, status: number, data?: { locale?: PortalLocale, [key: string]: unknown }
+    ) => Promise<FastifyReply>
   }
 }
 
@@ -78,6 +84,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
       const words = wordsOf(locale)
       const plural = pluralizer(locale)
       const path = (data.canonical ?? request.url).split('?')[0]
+      const badges = session ? await badgeCounts(fastify.db, session.shopId) : { claims: 0, waiting: 0 }
       if (request.method !== 'GET' && request.method !== 'HEAD') this.header('hx-push-url', data.canonical ?? path)
       this.code(status).type('text/html; charset=utf-8')
       return this.view(
@@ -89,13 +96,18 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           words,
           plural,
           fmt: timeFormatter(locale),
+          money: moneyFormatter(locale),
           locale,
           path,
           session,
+          // The session idles out an hour after this request, unless its 12 hours end first.
+          idleEnd: session && new Date(Math.min(session.lastSeenAt.getTime() + SESSION_IDLE_MS,
+            session.expiresAt.getTime())),
           nav: navigation.map((entry) => ({
             href: entry.href,
             label: t(entry.label),
-            current: entry.section === data.section
+            current: entry.section === data.section,
+            badge: entry.badge === undefined || badges[entry.badge] === 0 ? null : badges[entry.badge]
           }))
         },
         { layout: 'layout.eta' }
@@ -104,11 +116,13 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
   )
   fastify.decorateReply(
     'barePage',
-    async function barePage (this: FastifyReply, template: string, title: MessageKey, status: number) {
+    async function barePage (
+      this: FastifyReply, template: string, title: MessageKey, status: number, data: Record<string, unknown> = {}
+    ) {
       this.code(status).type('text/html; charset=utf-8')
       return this.view(
         templateName(template),
-        { en: translator('en'), ru: translator('ru'), titleKey: title },
+        { ...data, en: translator('en'), ru: translator('ru'), titleKey: title },
         { layout: 'bare.eta' }
       )
     }

@@ -9,7 +9,7 @@ import { DEFAULT_SALES_TIME_ZONE, SALES_GROUPINGS, salesRange, type SalesGroupin
 import type { PortalLocale } from '../../domain/portal-token.js'
 import { SalesStatsQuery, type SalesStats } from '../../schemas/stats.js'
 import { attempt, formOf, text, validated } from './forms.js'
-import type { Translate } from './i18n/index.js'
+import { moneyFormatter, type Translate } from './i18n/index.js'
 import { formErrors, type FormFields } from './render.js'
 import { salesChart } from './sales-chart.js'
 
@@ -26,15 +26,6 @@ const ZONES = [
   'Asia/Krasnoyarsk', 'Asia/Irkutsk', 'Asia/Yakutsk', 'Asia/Vladivostok', 'Asia/Magadan', 'Asia/Kamchatka',
   'Europe/Minsk', 'Europe/Kyiv', 'Asia/Almaty', 'Asia/Tashkent', 'Asia/Tbilisi', 'Europe/Berlin', 'UTC'
 ]
-
-/** Money the locale's way, always two decimals, with the ruble sign. */
-const moneyFormat = (locale: PortalLocale) => {
-  const format = new Intl.NumberFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', {
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2
-  })
-  return (value: number) => `${format.format(value)} ₽`
-}
 
 /** A row's period or product the locale's way: a day, the week from its Monday, a month. */
 function periodLabel (t: Translate, locale: PortalLocale, groupBy: SalesGrouping) {
@@ -79,7 +70,7 @@ export default async function salesPage (fastify: FastifyInstance) {
       ...common,
       values: { ...values, from: stats.from, to: stats.to, groupBy: stats.groupBy, tz: stats.tz },
       stats,
-      money: moneyFormat(locale),
+      money: moneyFormatter(locale),
       periodLabel: (translate: Translate) => periodLabel(translate, locale, stats.groupBy),
       chart: salesChart(stats)
     })

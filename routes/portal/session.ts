@@ -24,7 +24,8 @@ declare module 'fastify' {
 export const sessionCookieName = (publicBaseUrl: string) =>
   publicBaseUrl.startsWith('https://') ? '__Host-portal_session' : 'portal_session'
 
-const sameToken = (sent: string, expected: string) => {
+/** Whether `sent` is `expected`, compared in constant time. */
+export const sameToken = (sent: string, expected: string) => {
   const a = Buffer.from(sent)
   const b = Buffer.from(expected)
   return a.length === b.length && timingSafeEqual(a, b)

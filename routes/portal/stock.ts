@@ -5,10 +5,11 @@
 // is shown only by the removal's answer, never in a listing or the Activity page.
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isUtf8 } from 'node:buffer'
 import { getProduct, listProducts, type Product } from '../../services/catalog/service.js'
 import { STOCK_ADD_BODY_LIMIT } from '../../schemas/body-limits.js'
 import { AUTO_DELIVERY, StockAddBody, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
-import { notFound, validationError } from '../../domain/errors.js'
+import { ApiError, notFound, validationError } from '../../domain/errors.js'
 import * as stockService from '../../services/stock/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
@@ -21,7 +22,8 @@ const ITEMS_PER_PAGE = 50
 
 const uploadFields: FormFields = {
   values: { id: 'values', label: 'stock.values' },
-  optionId: { id: 'option', label: 'stock.variant' }
+  optionId: { id: 'option', label: 'stock.variant' },
+  file: { id: 'file', label: 'stock.file' }
 }
 const settingsFields: FormFields = {
   autoDelivery: { id: 'auto-off', label: 'stock.autoLegend' },
@@ -137,9 +139,46 @@ export default async function stockPage (fastify: FastifyInstance) {
     return uploadForm(request, reply)
   })
 
+  /** A refusal of the upload at one field: nothing is stored. */
+  const refusal = (field: string, message: string) => validationError(message, [{ path: `body.${field}`, message }])
+
+  /**
+   * The upload's fields and file, read whole: a pasted text over the field limit (which the parser would cut),
+   * a file over the file limit, or either not UTF-8, is refused at its field.
+   */
+  async function readUpload (request: FastifyRequest, t: ReturnType<typeof translator>) {
+    const fields: Record<string, string> = {}
+    let file = ''
+    let refused: ApiError | undefined
+    try {
+      for await (const part of request.parts()) {
+        if (part.type === 'file') {
+          const bytes = await part.toBuffer()
+          if (!isUtf8(bytes)) refused ??= refusal('file', t('upload.fileNotUtf8'))
+          else file = bytes.toString('utf8')
+        } else if (typeof part.value === 'string') {
+          // Fields arrive as latin1 (defCharset below): each character one byte as sent, to check as UTF-8.
+          const bytes = Buffer.from(part.value, 'latin1')
+          if (part.valueTruncated) {
+            refused ??= refusal(part.fieldname, t('upload.valuesCut', { max: STOCK_ADD_BODY_LIMIT }))
+          } else if (!isUtf8(bytes)) {
+            refused ??= refusal(part.fieldname, t('upload.valuesNotUtf8'))
+          } else {
+            fields[part.fieldname] = bytes.toString('utf8')
+          }
+        }
+      }
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'FST_REQ_FILE_TOO_LARGE') throw err
+      refused ??= refusal('file', t('upload.fileTooLarge', { max: STOCK_ADD_BODY_LIMIT }))
+    }
+    return { fields, file, refused }
+  }
+
   await fastify.register(async function uploads (scope) {
     // A .txt file or a pasted list of up to 10 000 codes: as large as the API's own body limit.
     await scope.register(multipart, {
+      defCharset: 'latin1',
       limits: {
         fileSize: STOCK_ADD_BODY_LIMIT,
         fieldSize: STOCK_ADD_BODY_LIMIT,
@@ -155,15 +194,11 @@ export default async function stockPage (fastify: FastifyInstance) {
       async function uploadCodes (request, reply) {
         const session = request.portalSession!
         const t = translator(session.locale)
-        const fields: Record<string, string> = {}
-        let file = ''
-        for await (const part of request.parts()) {
-          if (part.type === 'file') file = (await part.toBuffer()).toString('utf8')
-          else if (typeof part.value === 'string') fields[part.fieldname] = part.value
-        }
+        const { fields, file, refused } = await readUpload(request, t)
         const values = linesOf(fields.values ?? '', file)
         const body = { values, ...(fields.optionId ? { optionId: fields.optionId } : {}) }
         const added = await attempt(async () => {
+          if (refused) throw refused
           if (values.length === 0) {
             throw validationError(t('stock.nothingToUpload'), [
               { path: 'body.values', message: t('stock.nothingToUpload') }

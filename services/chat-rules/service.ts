@@ -24,4 +24,5 @@ export function chatRuleService (fastify: FastifyInstance) {
 }
 
 export { recentOrders } from '../../db/chat-rules/preview.js'
+export { listChatRules } from '../../db/chat-rules/rules.js'
 export { ruleNotFound, type ChatRule } from '../../db/chat-rules/rules.js'

@@ -15,8 +15,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
  * docs/architecture.md.
  */
 const DB_FOLDER_ORDER = [
-  'claims', 'chat-rules', 'orders', 'delivery-endpoint', 'webhooks', 'catalog', 'stock', 'events',
-  'shops', 'portal', 'stats'
+  'portal', 'claims', 'chat-rules', 'orders', 'delivery-endpoint', 'webhooks', 'catalog', 'stock', 'events',
+  'shops', 'stats'
 ]
 
 /** The TypeScript files under `dir`, by their path from the repository. */

@@ -28,6 +28,7 @@ const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
   RATE_LIMIT_MAX: '0',
   RATE_LIMIT_WINDOW_MS: '999',
   PUBLIC_RATE_LIMIT_MAX: '0',
+  PORTAL_RATE_LIMIT_MAX: '0',
   MEDIA_CACHE_MB: '-1',
   IDEMPOTENCY_TTL_S: 'a day',
   TRUST_PROXY: 'yes',

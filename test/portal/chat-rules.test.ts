@@ -80,7 +80,7 @@ t.test('a bad rule is shown at its field, in the session\'s language; the rule s
   const order = await buy(app, product)
   await postAsBuyer(app, order.id, 'ПОМОЩЬ пожалуйста')
   t.same((await ruleMessages(app, shop, order.id)).map((m) => m.text), ['Commands: !seller'])
-  t.match((await page(app, en, '/portal/chat-rules')).body, '1 messages')
+  t.match((await page(app, en, '/portal/chat-rules')).body, '1 message<')
   t.match((await page(app, en, '/portal/activity')).body, 'Added the auto-reply “Help”')
 })
 

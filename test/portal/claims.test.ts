@@ -48,7 +48,7 @@ t.test('Claims: waiting claims first, settled ones after, each list paged, in bo
   const session = await enterPortal(app, shop.shopId, { locale: 'en' })
   const first = await page(app, session, '/portal/claims')
   t.equal(first.statusCode, 200, first.body)
-  t.match(first.body, /<a href="\/portal\/claims" aria-current="page">Claims<\/a>/)
+  t.match(first.body, /<a href="\/portal\/claims" aria-current="page">Claims<\/a> <span class="badge">/)
   const [waiting, settled] = first.body.split('<h2 id="settled">')
   const rowIds = (html: string) => [...html.matchAll(/<tr id="claim-([0-9a-f-]{36})">/g)].map((m) => m[1])
   t.same(rowIds(waiting), [claims[24].id, claims[23].id, claims[0].id], 'open and escalated, newest first')
@@ -67,7 +67,7 @@ t.test('Claims: waiting claims first, settled ones after, each list paged, in bo
 
   const ru = await enterPortal(app, shop.shopId)
   const russian = await page(app, ru, '/portal/claims')
-  t.match(russian.body, /<a href="\/portal\/claims" aria-current="page">Претензии<\/a>/)
+  t.match(russian.body, /<a href="\/portal\/claims" aria-current="page">Претензии<\/a> <span class="badge">/)
   t.match(russian.body, /Ждут вашего ответа/)
   t.match(russian.body, /Заменить со склада/)
   t.match(russian.body, /Не работает/)

@@ -2,8 +2,7 @@
 // shop's portal, and ending every portal session of a shop.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createPortalLink } from '../../../services/portal/service.js'
-import { endShopSessions } from '../../../services/portal/service.js'
+import { createPortalLink, endShopSessions, voidUnusedLinks } from '../../../services/portal/service.js'
 import { findShop } from '../../../services/shops/service.js'
 import { LINK_TTL } from '../../../domain/portal-token.js'
 import { notFound } from '../../../domain/errors.js'
@@ -58,6 +57,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         summary: "End a shop's seller portal sessions",
         description:
           "Ends every portal session of the shop: each one's next request, on any instance, finds no session. " +
+          'Also voids the shop\'s links not yet opened: each then answers as a used one and starts no session. ' +
           '`revoked` counts the sessions that were still live.',
         security: internalSecurity,
         params: ShopParams,
@@ -65,8 +65,13 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async function revokeSessions (request) {
-      await requireShop(request.params.shopId)
-      return { success: true as const, data: { revoked: await endShopSessions(fastify.db, request.params.shopId) } }
+      const { shopId } = request.params
+      await requireShop(shopId)
+      const revoked = await fastify.db.transaction(async (tx) => {
+        await voidUnusedLinks(tx, shopId)
+        return endShopSessions(tx, shopId)
+      })
+      return { success: true as const, data: { revoked } }
     }
   )
 }

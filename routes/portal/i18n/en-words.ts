@@ -17,6 +17,7 @@ export const enWords: Words<EnPlural> = {
   deliveryRequestStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed', discarded: 'Not used' },
   activity: {
     'session.entered': 'Opened the portal{readOnly}',
+    'session.signedOut': 'Signed out',
     'apiKey.created': 'Created the API key “{name}” ({prefix}…)',
     'apiKey.revoked': 'Revoked the API key “{name}” ({prefix}…)',
     'webhook.created': 'Added the webhook endpoint {host}',
@@ -45,7 +46,37 @@ export const enWords: Words<EnPlural> = {
     'chatRule.updated': 'Changed the auto-reply “{name}”',
     'chatRule.enabled': 'Enabled the auto-reply “{name}”',
     'chatRule.disabled': 'Disabled the auto-reply “{name}”',
-    'chatRule.deleted': 'Deleted the auto-reply “{name}”'
+    'chatRule.deleted': 'Deleted the auto-reply “{name}”',
+    'order.taken': 'Took order {order} into work',
+    'order.delivered': 'Delivered order {order}',
+    'order.cancelled': 'Cancelled order {order}',
+    'order.replied': 'Replied in the chat of order {order}',
+    'order.revealed': 'Showed the delivered codes of order {order}'
+  },
+  orderStatus: {
+    paid: 'Paid, waiting',
+    processing: 'In work',
+    awaiting_confirmation: 'Delivered, awaiting confirmation',
+    completed: 'Completed',
+    cancelled: 'Cancelled'
+  },
+  assignee: { user: 'A person', api: 'The API', auto: 'The service, automatically' },
+  senderRole: { buyer: 'Buyer', seller: 'You', system: 'System' },
+  eventType: {
+    'order.paid': 'Paid',
+    'order.taken': 'Taken into work',
+    'order.delivered': 'Delivered',
+    'order.cancelled': 'Cancelled',
+    'order.completed': 'The buyer confirmed receipt',
+    'message.created': 'A chat message',
+    'stock.low': 'Stock is low',
+    'stock.empty': 'Stock ran out',
+    'order.delivery_failed': 'The delivery endpoint could not supply it',
+    'claim.opened': 'A claim was opened',
+    'claim.escalated': 'The claim was escalated to the marketplace',
+    'claim.resolved': 'The claim was settled',
+    'order.updated': 'Its codes changed',
+    'chat.seller_called': 'An auto-reply called you'
   },
   chatRuleTrigger: {
     'order.paid': 'An order is paid',
@@ -58,5 +89,6 @@ export const enWords: Words<EnPlural> = {
     'message.keyword': 'A buyer\'s message with a keyword',
     'order.unconfirmed': 'Receipt not confirmed after a while'
   },
-  removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' }
+  removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' },
+  rulePosted: { one: '{count} message', other: '{count} messages' }
 }

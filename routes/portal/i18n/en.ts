@@ -1,7 +1,11 @@
 // The portal's texts in English. The navigation names and the API keys page's
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
 
+import { enShell } from './en-shell.js'
+import { enWorkplace } from './en-workplace.js'
+
 export const en = {
+  ...enShell,
   'portal.name': 'Seller portal',
   'portal.skip': 'Skip to main content',
   'portal.nav': 'Sections',
@@ -10,7 +14,6 @@ export const en = {
   'portal.language': 'Language',
   'portal.switchTo': 'Русский',
   'portal.switchToLang': 'ru',
-  'portal.session': 'Session {id} · ends {end}',
 
   'nav.apiKeys': 'API keys',
   'nav.webhooks': 'Webhooks',
@@ -328,7 +331,6 @@ export const en = {
   'rules.enable': 'Enable',
   'rules.disable': 'Disable',
   'rules.delete': 'Delete',
-  'rules.firedCount': '{count} messages',
   'rules.lastFired': 'last',
   'rules.newTitle': 'Add a rule',
   'rules.editTitle': 'Edit the rule',
@@ -368,7 +370,8 @@ export const en = {
   'rules.disabledNotice': 'The rule “{name}” is disabled.',
   'rules.deleteTitle': 'Delete the rule “{name}”?',
   'rules.deleteText': 'The rule stops answering. The messages it has posted stay in the chats.',
-  'rules.deleted': 'The rule “{name}” is deleted.'
+  'rules.deleted': 'The rule “{name}” is deleted.',
+  ...enWorkplace
 } as const
 
 export type MessageKey = keyof typeof en

@@ -36,4 +36,13 @@ export function timeFormatter (locale: PortalLocale): (value: string | Date | nu
   return (value) => (value === null ? '' : `${format.format(typeof value === 'string' ? new Date(value) : value)} UTC`)
 }
 
+/** Money the locale's way, always two decimals, with the ruble sign. */
+export const moneyFormatter = (locale: PortalLocale) => {
+  const format = new Intl.NumberFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2
+  })
+  return (value: number) => `${format.format(value)} ₽`
+}
+
 export type { MessageKey }

@@ -22,6 +22,7 @@ export const ruWords: Words<RuPlural> = {
   deliveryRequestStatus: { pending: 'Ожидает', succeeded: 'Выдан', failed: 'Не выдан', discarded: 'Не понадобился' },
   activity: {
     'session.entered': 'Вход в кабинет{readOnly}',
+    'session.signedOut': 'Выход из кабинета',
     'apiKey.created': 'Создан ключ API «{name}» ({prefix}…)',
     'apiKey.revoked': 'Отозван ключ API «{name}» ({prefix}…)',
     'webhook.created': 'Добавлен адрес для вебхуков {host}',
@@ -59,7 +60,37 @@ export const ruWords: Words<RuPlural> = {
     'chatRule.updated': 'Изменён автоответ «{name}»',
     'chatRule.enabled': 'Включён автоответ «{name}»',
     'chatRule.disabled': 'Выключен автоответ «{name}»',
-    'chatRule.deleted': 'Удалён автоответ «{name}»'
+    'chatRule.deleted': 'Удалён автоответ «{name}»',
+    'order.taken': 'Заказ {order} взят в работу',
+    'order.delivered': 'Выдан заказ {order}',
+    'order.cancelled': 'Отменён заказ {order}',
+    'order.replied': 'Ответ в чате заказа {order}',
+    'order.revealed': 'Показаны выданные коды заказа {order}'
+  },
+  orderStatus: {
+    paid: 'Оплачен, ждёт',
+    processing: 'В работе',
+    awaiting_confirmation: 'Выдан, ждёт подтверждения',
+    completed: 'Завершён',
+    cancelled: 'Отменён'
+  },
+  assignee: { user: 'Человек', api: 'Через API', auto: 'Сервис, автоматически' },
+  senderRole: { buyer: 'Покупатель', seller: 'Вы', system: 'Система' },
+  eventType: {
+    'order.paid': 'Оплачен',
+    'order.taken': 'Взят в работу',
+    'order.delivered': 'Выдан',
+    'order.cancelled': 'Отменён',
+    'order.completed': 'Покупатель подтвердил получение',
+    'message.created': 'Сообщение в чате',
+    'stock.low': 'Склад на исходе',
+    'stock.empty': 'Склад закончился',
+    'order.delivery_failed': 'Адрес выдачи не смог выдать заказ',
+    'claim.opened': 'Открыта претензия',
+    'claim.escalated': 'Претензия передана маркетплейсу',
+    'claim.resolved': 'Претензия решена',
+    'order.updated': 'Изменились коды',
+    'chat.seller_called': 'Автоответ позвал вас'
   },
   chatRuleTrigger: {
     'order.paid': 'Заказ оплачен',
@@ -77,5 +108,11 @@ export const ruWords: Words<RuPlural> = {
     few: 'Снять со склада {count} кода?',
     many: 'Снять со склада {count} кодов?',
     other: 'Снять со склада {count} кода?'
+  },
+  rulePosted: {
+    one: '{count} сообщение',
+    few: '{count} сообщения',
+    many: '{count} сообщений',
+    other: '{count} сообщения'
   }
 }

@@ -1,7 +1,11 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import { ruWorkplace } from './ru-workplace.js'
+
+import { ruShell } from './ru-shell.js'
 
 export const ru: Messages = {
+  ...ruShell,
   'portal.name': 'Кабинет продавца',
   'portal.skip': 'Перейти к содержанию',
   'portal.nav': 'Разделы',
@@ -10,7 +14,6 @@ export const ru: Messages = {
   'portal.language': 'Язык',
   'portal.switchTo': 'English',
   'portal.switchToLang': 'en',
-  'portal.session': 'Сеанс {id} · до {end}',
 
   'nav.apiKeys': 'Ключи API',
   'nav.webhooks': 'Вебхуки',
@@ -333,7 +336,6 @@ export const ru: Messages = {
   'rules.enable': 'Включить',
   'rules.disable': 'Выключить',
   'rules.delete': 'Удалить',
-  'rules.firedCount': 'сообщений: {count}',
   'rules.lastFired': 'последнее',
   'rules.newTitle': 'Новое правило',
   'rules.editTitle': 'Изменить правило',
@@ -371,5 +373,6 @@ export const ru: Messages = {
   'rules.disabledNotice': 'Правило «{name}» выключено.',
   'rules.deleteTitle': 'Удалить правило «{name}»?',
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
-  'rules.deleted': 'Правило «{name}» удалено.'
+  'rules.deleted': 'Правило «{name}» удалено.',
+  ...ruWorkplace
 }

@@ -6,6 +6,10 @@
 // take the forms one, few, many, one).
 import type { ChatRuleTrigger } from '../../../domain/chat-rules.js'
 import type { ClaimReason, ClaimStatus, ResolvedBy } from '../../../domain/claims.js'
+import type { EventType } from '../../../domain/event-types.js'
+import type { SenderRole } from '../../../domain/message-rules.js'
+import type { OrderStatus } from '../../../domain/order-transitions.js'
+import type { Order } from '../../../schemas/orders.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
@@ -14,12 +18,13 @@ import type { AutoDelivery } from '../../../domain/stock-rules.js'
 
 /** What the portal records in the shop's activity log (routes/portal/activity.ts). */
 export const ACTIVITY_ACTIONS = [
-  'session.entered', 'apiKey.created', 'apiKey.revoked',
+  'session.entered', 'session.signedOut', 'apiKey.created', 'apiKey.revoked',
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.rotated', 'webhook.tested', 'webhook.retried',
   'delivery.saved', 'delivery.deleted', 'delivery.rotated', 'delivery.tested',
   'claim.replaced', 'claim.refunded', 'claim.rejected',
   'stock.added', 'stock.removed', 'stock.updated',
-  'chatRule.created', 'chatRule.updated', 'chatRule.enabled', 'chatRule.disabled', 'chatRule.deleted'
+  'chatRule.created', 'chatRule.updated', 'chatRule.enabled', 'chatRule.disabled', 'chatRule.deleted',
+  'order.taken', 'order.delivered', 'order.cancelled', 'order.replied', 'order.revealed'
 ] as const
 export type ActivityAction = typeof ACTIVITY_ACTIONS[number]
 /** The actions whose record counts codes: their text agrees with the count. */
@@ -43,10 +48,19 @@ export interface Words<P extends Plural = Plural> {
   deliveryRequestStatus: Record<DeliveryRequestStatus, string>
   /** A chat rule's trigger, as the Auto-replies page names it. */
   chatRuleTrigger: Record<ChatRuleTrigger, string>
+  orderStatus: Record<OrderStatus, string>
+  /** Who handles an order (its assigneeType). */
+  assignee: Record<Order['assigneeType'], string>
+  /** Who wrote a chat message. */
+  senderRole: Record<SenderRole, string>
+  /** What an event of the shop's feed says happened, on an order's page. */
+  eventType: Record<EventType, string>
   /** What an activity record says; `{name}` parameters are its details. */
   activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
   /** The confirmation of removing `{count}` codes from stock. */
   removeCodes: P
+  /** How many messages a chat rule has posted, on the Auto-replies page. */
+  rulePosted: P
 }
 
 const pluralRules: Record<PortalLocale, Intl.PluralRules> = {
