@@ -4,8 +4,8 @@ import { defineConfig } from 'drizzle-kit'
 export default defineConfig({
   dialect: 'postgresql',
   schema: [
-    './db/schema.ts', './db/portal/schema.ts', './db/claims/schema.ts',
-    './db/stats/schema.ts', './db/webhooks/schema.ts', './db/chat-rules/schema.ts'
+    './db/tables.ts', './db/portal/tables.ts', './db/claims/tables.ts',
+    './db/stats/tables.ts', './db/webhooks/tables.ts', './db/chat-rules/tables.ts'
   ],
   out: './db/migrations'
 })

@@ -5,7 +5,7 @@
 // one line saying why, not a stack trace.
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { prepareEmbeddedInstallation } from './lib/embedded/first-run.js'
+import { prepareEmbeddedInstallation } from './services/embedded/first-run.js'
 import { explainOpenFailure } from './db/core/open-failure.js'
 import { ConfigError, loadConfig, type Config } from './plugins/config.js'
 

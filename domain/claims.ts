@@ -1,7 +1,9 @@
 // The rules of claims (docs/claims.md) as one table and a few pure functions:
 // which action a claim's status allows, when an order can be claimed, the
-// deadline, the reported positions, and the refusals as ApiErrors. The data
-// layer (db/claims/) applies them under the claim's and the order's row locks.
+// deadline, the reported positions, and the refusals as ApiErrors. The claims'
+// service (services/claims/) applies them under the claim's and the order's row
+// locks. Every enum of claims is a const array here, which the wire's schemas
+// (schemas/claims.ts), the rows and the portal's words take as they are.
 import { ApiError, validationError } from './errors.js'
 
 export const claimStatuses = ['open', 'replaced', 'refunded', 'rejected', 'escalated'] as const
@@ -11,8 +13,18 @@ export const claimReasons = ['not_working', 'already_used', 'wrong_item', 'other
 export type ClaimReason = typeof claimReasons[number]
 
 export type ClaimAction = 'replace' | 'refund' | 'reject' | 'escalate' | 'resolve'
-export type ResolutionKind = 'replaced' | 'refunded' | 'rejected'
-export type ResolvedBy = 'seller' | 'auto' | 'operator'
+
+/** How a claim was settled (its `resolution.kind`). */
+export const resolutionKinds = ['replaced', 'refunded', 'rejected'] as const
+export type ResolutionKind = typeof resolutionKinds[number]
+
+/** Who settled it: the shop, the service by itself (autoReplace, the deadline), or the marketplace. */
+export const resolvers = ['seller', 'auto', 'operator'] as const
+export type ResolvedBy = typeof resolvers[number]
+
+/** What the operator may do with an escalated claim. */
+export const operatorOutcomes = ['refund', 'reject'] as const
+export type OperatorOutcome = typeof operatorOutcomes[number]
 
 /** The statuses each action starts from; anything else is 409 CLAIM_INVALID_STATUS. */
 export const claimActions: Readonly<Record<ClaimAction, readonly ClaimStatus[]>> = {
@@ -36,6 +48,11 @@ export const MAX_CLAIMS_PER_ORDER = 3
 export const MAX_CLAIM_TEXT = 2000
 export const MAX_CLAIM_NOTE = 1000
 export const DAY_MS = 86_400_000
+
+export const claimNotFound = () => new ApiError('NOT_FOUND', 'Claim not found.')
+
+export const claimAlreadyOpen = () =>
+  new ApiError('CLAIM_ALREADY_OPEN', 'The order already has an open or escalated claim.')
 
 export const claimInvalidStatus = (action: ClaimAction, status: ClaimStatus) =>
   new ApiError('CLAIM_INVALID_STATUS', `Cannot ${action} a claim that is ${status}.`)
@@ -77,9 +94,7 @@ export function checkClaimable (order: ClaimableOrder, now: Date, windowDays: nu
  * (409 CLAIM_ALREADY_OPEN, which wins), or the order had its 3 (409 CLAIM_LIMIT).
  */
 export function checkClaimCount (claims: ReadonlyArray<{ status: ClaimStatus }>): void {
-  if (claims.some((c) => c.status === 'open' || c.status === 'escalated')) {
-    throw new ApiError('CLAIM_ALREADY_OPEN', 'The order already has an open or escalated claim.')
-  }
+  if (claims.some((c) => c.status === 'open' || c.status === 'escalated')) throw claimAlreadyOpen()
   if (claims.length >= MAX_CLAIMS_PER_ORDER) {
     throw new ApiError('CLAIM_LIMIT', `The order already had ${MAX_CLAIMS_PER_ORDER} claims.`)
   }

@@ -3,6 +3,10 @@
 // as the deliver call takes. Every problem is said in words that never quote a
 // value, since the seller's log and the test call show them.
 
+/** A delivery request's status (docs/delivery-endpoint.md). */
+export const deliveryRequestStatuses = ['pending', 'succeeded', 'failed', 'discarded'] as const
+export type DeliveryRequestStatus = typeof deliveryRequestStatuses[number]
+
 export const MAX_ANSWER_VALUES = 100
 export const MAX_ANSWER_VALUE_LENGTH = 10_000
 /**

@@ -2,6 +2,14 @@
 // order from which statuses to which, and what else happens with it. The data
 // layer turns each row into one conditional UPDATE; handlers never re-decide it.
 
+/** Who works an order: a person in the marketplace, the seller's API, or the service by itself. */
+export const assigneeTypes = ['user', 'api', 'auto'] as const
+export type AssigneeType = typeof assigneeTypes[number]
+
+/** A ledger row's kind: the buyer's refund, the shop's credit, a credit taken back. */
+export const ledgerKinds = ['refund', 'credit', 'debit'] as const
+export type LedgerKind = typeof ledgerKinds[number]
+
 export const orderStatuses = ['paid', 'processing', 'awaiting_confirmation', 'completed', 'cancelled'] as const
 export type OrderStatus = typeof orderStatuses[number]
 
@@ -16,9 +24,9 @@ export interface OrderTransition {
   /** The timestamp columns the transition sets (to the statement's time). */
   stamps: readonly OrderStamp[]
   /** The money movement recorded with it, in the same transaction. */
-  ledger: 'refund' | 'credit' | null
+  ledger: Exclude<LedgerKind, 'debit'> | null
   /** Who the order is assigned to afterwards, when that changes. */
-  assigneeType?: 'api' | 'auto'
+  assigneeType?: Exclude<AssigneeType, 'user'>
   /** Whether it attaches delivered values. */
   delivers?: true
   /** From these statuses the shop's credit is taken back too, with a `debit` row. */

@@ -2,6 +2,14 @@
 // which signals (stock.low, stock.empty) a change of a variant's available
 // count gives. The data layer (db/stock/) applies them under the product's lock.
 
+/** How a product's paid orders are fulfilled: by the seller, from stock, or by the delivery endpoint. */
+export const autoDeliveryModes = ['off', 'stock', 'endpoint'] as const
+export type AutoDelivery = typeof autoDeliveryModes[number]
+
+/** A stock item's status. */
+export const stockItemStatuses = ['available', 'delivered', 'removed', 'defective'] as const
+export type StockItemStatus = typeof stockItemStatuses[number]
+
 /** The variant key of items of a product without variants (a primary key cannot hold null). */
 export const NO_OPTION = '00000000-0000-0000-0000-000000000000'
 

@@ -55,7 +55,7 @@ function embeddedIPv4 (address: ipaddr.IPv6): ipaddr.IPv4 | null {
  * any other must be in the global unicast block 2000::/3 and in none of its
  * special-purpose ranges (Teredo, documentation, benchmarking, ORCHID …).
  * The one check for every outbound address, when a URL is saved and when it is
- * connected to (webhooks/sender.ts).
+ * connected to (services/webhooks/sender.ts).
  */
 export function refusedAddressReason (address: string): string | null {
   const parsed = ipaddr.parse(address)

@@ -1,13 +1,13 @@
 // The claims' deadline (docs/claims.md) in every instance: every
 // CLAIM_SWEEP_INTERVAL_MS the instance refunds the open claims whose
-// `respondBy` passed (db/claims/deadline.ts takes each with FOR UPDATE SKIP
+// `respondBy` passed (services/claims/deadline.ts takes each with FOR UPDATE SKIP
 // LOCKED in its own transaction), so a due claim is refunded once, by whichever
 // instance gets there first, within one interval — also while instances restart.
 // No timer per claim: a restart loses nothing, the rows are the schedule.
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { runPeriodicSweep } from '../lib/periodic-sweep.js'
-import { refundDueClaims } from '../db/claims/deadline.js'
+import { refundDueClaims } from '../services/claims/deadline.js'
 
 /** Claims refunded per sweep at most; the next sweep goes on. */
 const BATCH = 100

@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ReplyError, type Redis } from 'ioredis'
 import type { Db } from '../db/core/client.js'
-import { idempotencyRecords } from '../db/schema.js'
+import { idempotencyRecords } from '../db/tables.js'
 import type { CircuitBreaker } from '../domain/circuit-breaker.js'
 
 import { openResponseBody, sealResponse, type StoredResponse } from '../domain/sealed-responses.js'

@@ -1,4 +1,4 @@
-// The webhook worker of this instance (webhooks/worker.ts), as
+// The webhook worker of this instance (services/webhooks/worker.ts), as
 // `fastify.webhookWorker`: started when the app is ready, stopped when it closes
 // (before the database, which this plugin depends on, is closed). Every
 // committed event's NOTIFY (db/events/store.ts) wakes it, so new sends go out at
@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { EVENTS_CHANNEL } from '../db/events/store.js'
 import { parseRetrySchedule } from '../domain/webhook-retry.js'
-import { createSender, type Sender } from '../webhooks/sender.js'
-import { deliveryRequestMetrics } from '../webhooks/delivery-request-metrics.js'
-import { createWebhookWorker } from '../webhooks/worker.js'
+import { createSender, type Sender } from '../services/webhooks/sender.js'
+import { deliveryRequestMetrics } from '../services/webhooks/delivery-request-metrics.js'
+import { createWebhookWorker } from '../services/webhooks/worker.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

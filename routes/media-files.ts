@@ -6,7 +6,7 @@
 // public URLs into database load (docs/security.md, Public files).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { findMediaFile } from '../db/catalog/media.js'
+import { findMediaFile } from '../services/catalog/service.js'
 import { isUuid } from '../domain/ids.js'
 import { ApiError } from '../domain/errors.js'
 import { MediaFileCache } from '../lib/media-file-cache.js'

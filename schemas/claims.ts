@@ -1,7 +1,9 @@
 // Claims (docs/claims.md): the claim as the API shows it, the bodies of the
 // seller's and the operator's actions, and the list's query and page.
 import { Type, type Static } from '@sinclair/typebox'
-import { claimReasons, claimStatuses, MAX_CLAIM_NOTE, MAX_CLAIM_TEXT } from '../domain/claims.js'
+import {
+  claimReasons, claimStatuses, MAX_CLAIM_NOTE, MAX_CLAIM_TEXT, operatorOutcomes, resolutionKinds, resolvers
+} from '../domain/claims.js'
 import { Id, Nullable, OptionalBody, StringEnum, Timestamp } from './common.js'
 import { OrderSchema } from './orders.js'
 
@@ -23,8 +25,8 @@ export const ClaimSchema = Type.Object({
   createdAt: Timestamp,
   resolvedAt: Nullable(Timestamp),
   resolution: Nullable(Type.Object({
-    kind: StringEnum(['replaced', 'refunded', 'rejected'] as const),
-    by: StringEnum(['seller', 'auto', 'operator'] as const, {
+    kind: StringEnum(resolutionKinds),
+    by: StringEnum(resolvers, {
       description: '`auto`: the stock\'s `autoReplace`, or the deadline\'s refund.'
     }),
     note: Nullable(Type.String()),
@@ -82,7 +84,7 @@ export const EscalateClaimBody = OptionalBody(Type.Object({
 export type EscalateClaimBody = Static<typeof EscalateClaimBody>
 
 export const ResolveClaimBody = Type.Object({
-  outcome: StringEnum(['refund', 'reject'] as const),
+  outcome: StringEnum(operatorOutcomes),
   note: Type.Optional(Note)
 }, { 'x-component': 'ResolveClaimInput', additionalProperties: false })
 export type ResolveClaimBody = Static<typeof ResolveClaimBody>

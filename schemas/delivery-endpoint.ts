@@ -1,5 +1,6 @@
 // The delivery endpoint and delivery requests (docs/delivery-endpoint.md) as the
 // API takes and returns them.
+import { deliveryRequestStatuses } from '../domain/delivery-answer.js'
 import { Type } from '@sinclair/typebox'
 import { MAX_QUANTITY } from '../domain/purchase.js'
 import { MAX_WEBHOOK_URL_LENGTH } from '../domain/webhook-url.js'
@@ -45,7 +46,7 @@ export const DeliveryTestResult = Type.Object({
   problems: Type.Array(Type.String(), { description: 'In words, what would make a real answer fail; `[]` when `ok`.' })
 }, { 'x-component': 'DeliveryEndpointTestResult', title: 'DeliveryEndpointTestResult' })
 
-export const deliveryRequestStatuses = ['pending', 'succeeded', 'failed', 'discarded'] as const
+export { deliveryRequestStatuses }
 
 export const DeliveryAttemptSchema = Type.Object({
   at: Timestamp,

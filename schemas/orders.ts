@@ -2,7 +2,7 @@
 // rules, the list query, the deliver / cancel bodies, the operator's purchase
 // and the shop ledger.
 import { Type, type Static } from '@sinclair/typebox'
-import { orderStatuses } from '../domain/order-transitions.js'
+import { assigneeTypes, ledgerKinds, orderStatuses } from '../domain/order-transitions.js'
 import { MAX_QUANTITY } from '../domain/purchase.js'
 import { Id, Nullable, OptionalBody, PageQuery, StringEnum, Timestamp } from './common.js'
 
@@ -24,7 +24,7 @@ export const OrderSchema = Type.Object({
     label: Type.String(),
     value: Type.String({ description: 'For a select field, the chosen option labels.' })
   }), { description: 'Values the buyer supplied for the product\'s fields.' }),
-  assigneeType: StringEnum(['user', 'api', 'auto'], {
+  assigneeType: StringEnum(assigneeTypes, {
     description: '`api` once the order is taken through ' +
     'this API; `auto` when the service delivered it itself, from stock or with the values its delivery ' +
     'endpoint answered.'
@@ -98,7 +98,7 @@ export type PurchaseBody = Static<typeof PurchaseBody>
 export const LedgerEntrySchema = Type.Object({
   id: Id,
   orderId: Id,
-  kind: StringEnum(['refund', 'credit', 'debit'], {
+  kind: StringEnum(ledgerKinds, {
     description: '`credit`: the shop is paid for a confirmed ' +
     'order; `refund`: the buyer got the money of a cancelled order back; `debit`: a claim refunded a ' +
     'completed order and the shop\'s credit was taken back.'

@@ -2,10 +2,11 @@
 // listing shows them, and the bodies of patch, add and remove. Stock bodies
 // are closed: an unknown property is a 400, not ignored.
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox'
+import { autoDeliveryModes, stockItemStatuses } from '../domain/stock-rules.js'
 import { Id, Nullable, StringEnum, Timestamp } from './common.js'
 
-export const AUTO_DELIVERY = ['off', 'stock', 'endpoint'] as const
-export const STOCK_ITEM_STATUSES = ['available', 'delivered', 'removed', 'defective'] as const
+export const AUTO_DELIVERY = autoDeliveryModes
+const STOCK_ITEM_STATUSES = stockItemStatuses
 export const MAX_VALUES_PER_ADD = 10_000
 export const MAX_VALUE_LENGTH = 10_000
 export const MAX_IDS_PER_REMOVE = 1000

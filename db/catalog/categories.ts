@@ -4,7 +4,7 @@ import { asc, eq, like, or, sql } from 'drizzle-orm'
 import { validationError } from '../../domain/errors.js'
 import type { CategoryFilterType } from '../../schemas/catalog.js'
 import type { Db, Queryable } from '../core/client.js'
-import { categories, categoryFilterOptions, categoryFilters } from '../schema.js'
+import { categories, categoryFilterOptions, categoryFilters } from '../tables.js'
 
 /**
  * Arbitrary constant: the advisory lock that serialises category creation, so the

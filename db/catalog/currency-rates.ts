@@ -2,7 +2,7 @@
 // show `priceRub` at the rate current when they are read.
 import { and, asc, eq } from 'drizzle-orm'
 import type { Queryable } from '../core/client.js'
-import { currencyRates } from '../schema.js'
+import { currencyRates } from '../tables.js'
 import { nowMs } from '../core/time.js'
 
 export interface CurrencyRate { id: string, code: string, rate: string, updatedAt: Date }

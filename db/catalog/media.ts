@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import type { Queryable } from '../core/client.js'
-import { media } from '../schema.js'
+import { media } from '../tables.js'
 
 export interface StoredMedia { id: string, ext: string }
 

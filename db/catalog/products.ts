@@ -17,7 +17,7 @@ import { getCategory } from './categories.js'
 import type { Db, Queryable } from '../core/client.js'
 import { findCurrencyRate } from './currency-rates.js'
 import { findShopMedia, mediaFilePath } from './media.js'
-import { productFieldOptions, productFields, productFilters, products } from '../schema.js'
+import { productFieldOptions, productFields, productFilters, products } from '../tables.js'
 import { nowMs } from '../core/time.js'
 import { stockFieldProblems } from '../stock/settings.js'
 

@@ -3,7 +3,7 @@
 import { count } from 'drizzle-orm'
 import { insertCategory, type CategoryInput } from './categories.js'
 import type { Db } from '../core/client.js'
-import { categories } from '../schema.js'
+import { categories } from '../tables.js'
 
 const buttons = (name: string, labels: string[], affectsPrice = false) =>
   ({ name, type: 'buttons' as const, affectsPrice, options: labels.map((label) => ({ label })) })

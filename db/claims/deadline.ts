@@ -1,30 +1,16 @@
-// The deadline (docs/claims.md): an open claim whose `respondBy` passed is
-// refunded (`by: auto`) exactly once. Every instance sweeps periodically; each
-// claim is taken with FOR UPDATE SKIP LOCKED in its own transaction, so two
-// instances never take the same one, and one that dies mid-way rolls back and
-// leaves the claim due for the next sweep of any instance.
-import type { Db } from '../core/client.js'
+// The deadline's statement (docs/claims.md; the sweep is services/claims/deadline.ts):
+// one open claim past its `respondBy`, taken with FOR UPDATE SKIP LOCKED so two
+// instances never take the same one.
+import type { Tx } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { NOW_MS } from '../core/time.js'
 import { claimColumns, type ClaimRow } from './row.js'
-import { refundLocked } from './settle.js'
 
-/** Refunds one due claim, if any is free; returns whether it did. */
-async function refundOneDue (db: Db): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [claim] = await run<ClaimRow>(tx, `select ${claimColumns()} from claims c join orders o on o.id = c.order_id
-      where c.id = (select id from claims where status = 'open' and respond_by <= ${NOW_MS} order by respond_by
-        limit 1 for update skip locked)
-      for update of c`)
-    if (!claim) return false
-    await refundLocked(tx, claim, 'auto', null, true)
-    return true
-  })
-}
-
-/** Refunds due claims until none is left or `max` were done; returns how many. */
-export async function refundDueClaims (db: Db, max: number): Promise<number> {
-  let done = 0
-  while (done < max && await refundOneDue(db)) done++
-  return done
+/** Locks one due open claim that no other transaction holds; undefined when none is left. */
+export async function lockDueClaim (tx: Tx): Promise<ClaimRow | undefined> {
+  const [claim] = await run<ClaimRow>(tx, `select ${claimColumns()} from claims c join orders o on o.id = c.order_id
+    where c.id = (select id from claims where status = 'open' and respond_by <= ${NOW_MS} order by respond_by
+      limit 1 for update skip locked)
+    for update of c`)
+  return claim
 }

@@ -1,11 +1,11 @@
 // Reading claims (docs/claims.md): one claim of the shop, and the shop's claims
 // newest first, a page at a time after an opaque cursor (created_at and id).
-import type { ClaimStatus } from '../../domain/claims.js'
+import { claimNotFound, type ClaimStatus } from '../../domain/claims.js'
 import { validationError } from '../../domain/errors.js'
 import { isUuid } from '../../domain/ids.js'
 import type { Queryable } from '../core/client.js'
 import { run } from '../core/sql.js'
-import { claimNotFound, type ClaimScope } from './lock.js'
+import type { ClaimScope } from './lock.js'
 import { claimColumns, claimView, type Claim, type ClaimRow } from './row.js'
 
 /** The claim when visible in `scope`; 404 NOT_FOUND otherwise. */

@@ -1,9 +1,8 @@
 // A claim read under its row lock, and its changes: every claim action starts
 // here, so two actions on one claim queue on its row and the second sees the
 // first one's outcome (409 CLAIM_INVALID_STATUS), on any number of instances.
-import { ApiError } from '../../domain/errors.js'
 import { isUuid } from '../../domain/ids.js'
-import { statusAfter, type ResolutionKind, type ResolvedBy } from '../../domain/claims.js'
+import { claimNotFound, statusAfter, type ResolutionKind, type ResolvedBy } from '../../domain/claims.js'
 import type { Tx } from '../core/client.js'
 import { runPrepared } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
@@ -14,8 +13,6 @@ export type ClaimScope = { shopId: string } | null
 
 /** A claim read under its lock, with the transaction's time as the database writes it (`now`). */
 export type LockedClaim = ClaimRow & { now: string }
-
-export const claimNotFound = () => new ApiError('NOT_FOUND', 'Claim not found.')
 
 /** The columns of a locked claim: claimColumns and the transaction's time. */
 export const lockedClaimColumns = `${claimColumns()}, ${isoTime(NOW_MS)} as now`

@@ -16,7 +16,7 @@ import { PostgresListener } from './listener.js'
 import { detectPooler, usePreparedStatements, type PreparedStatements } from './pooler.js'
 import { Notifier, notifyingAfterCommit, payloadsOf } from './notifications.js'
 import type { Db } from './drizzle-types.js'
-import * as schema from '../schema.js'
+import * as schema from '../tables.js'
 
 export type { Db, Queryable, Schema, Tx } from './drizzle-types.js'
 

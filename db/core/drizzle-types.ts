@@ -2,7 +2,7 @@
 // postgres.js and PGlite (db/core/client.ts opens one or the other).
 import type { ExtractTablesWithRelations } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
-import type * as schema from '../schema.js'
+import type * as schema from '../tables.js'
 
 export type Schema = typeof schema
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>

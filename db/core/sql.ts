@@ -79,3 +79,7 @@ export function rawQuery<Row> (db: object, text: string): (params: unknown[]) =>
   const query = client.query!.bind(client)
   return async (params) => (await query(text, params)).rows as Row[]
 }
+
+/** Whether Postgres refused a row with a unique violation (23505), as thrown or as a wrapped error's cause. */
+export const isUniqueViolation = (err: unknown): boolean =>
+  (err as { code?: string })?.code === '23505' || (err as { cause?: { code?: string } })?.cause?.code === '23505'

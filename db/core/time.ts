@@ -1,5 +1,5 @@
 // Times in SQL as the API speaks them (docs/api-rules.md: ISO 8601 in UTC with
-// milliseconds): the database stores millisecond timestamps (db/schema.ts), so
+// milliseconds): the database stores millisecond timestamps (db/tables.ts), so
 // every "now" a write stores is cut to the millisecond, and SQL that answers
 // with a time writes it as the API does. It imports nothing of db/: the schema's
 // column defaults use it, and the connection (db/core/client.ts) imports the schema.

@@ -6,12 +6,11 @@ import { randomUUID } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import { fromKopecks, toKopecks, toRubles } from '../../domain/money.js'
 import { generateWebhookSecret } from '../../domain/webhook-signing.js'
-import type { Db, Queryable } from '../core/client.js'
-import { failedEvents } from './requests.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { run } from '../core/sql.js'
-import { NOW_MS, nowMs } from '../core/time.js'
+import { nowMs } from '../core/time.js'
 import { rotatedSecret } from '../webhooks/endpoints.js'
-import { webhookEndpoints } from '../webhooks/schema.js'
+import { webhookEndpoints } from '../webhooks/tables.js'
 
 export interface DeliveryEndpointRow { url: string, createdAt: Date, updatedAt: Date }
 
@@ -60,29 +59,22 @@ export async function putDeliveryEndpoint (
   return { endpoint, secret: created ? secret : null }
 }
 
-const DELETED = 'Not sent: the delivery endpoint was deleted.'
-
 /**
- * Deletes the endpoint; its pending requests end `failed` (each with
- * order.delivery_failed) and stay in their orders' logs.
+ * The shop's endpoint locked for its deletion, with its id; undefined when there is none.
  */
-export async function deleteDeliveryEndpoint (db: Db, shopId: string): Promise<DeliveryEndpointRow | undefined> {
-  return db.transaction(async (tx) => {
-    const [endpoint] = await tx.select({
-      id: webhookEndpoints.id,
-      ...columns
-    }).from(webhookEndpoints).where(ofShop(shopId)).for('update')
-    if (!endpoint) return undefined
-    const failed = await run<{ orderId: string }>(tx,
-      `update webhook_deliveries set status = 'failed', next_attempt_at = null, last_error = $2,
-        lease_token = null, leased_until = null, updated_at = ${NOW_MS}
-      where endpoint_id = $1 and kind = 'delivery_request' and status = 'pending'
-      returning order_id as "orderId"`, [endpoint.id, DELETED])
-    await failedEvents(tx, shopId, failed.map((f) => f.orderId), DELETED)
-    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id))
-    const { id: _, ...row } = endpoint
-    return row
-  })
+export async function lockDeliveryEndpoint (
+  tx: Tx, shopId: string
+): Promise<(DeliveryEndpointRow & { id: string }) | undefined> {
+  const [endpoint] = await tx.select({
+    id: webhookEndpoints.id,
+    ...columns
+  }).from(webhookEndpoints).where(ofShop(shopId)).for('update')
+  return endpoint
+}
+
+/** Removes the endpoint's row (its requests stay in their orders' logs). */
+export async function removeEndpointRow (tx: Tx, endpointId: string): Promise<void> {
+  await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId))
 }
 
 export async function rotateDeliverySecret (

@@ -2,27 +2,24 @@
 // to the shop's delivery endpoint. A request is a row of the webhook queue
 // (webhook_deliveries, kind `delivery_request`, webhook-id = its id), written
 // in the purchase's own statement, leased, signed and sent by the webhook
-// worker like any delivery. Here: what the purchase adds, what an answer does,
-// and the API's read and retry.
+// worker like any attempt. Here: what the purchase adds, the statements of an
+// answer (services/delivery-endpoint/requests.ts decides what it does), and the
+// API's read and retry.
 //
 // Exactly once: an answer is used only under the request row's lock, only while
 // the request is `pending`, and the order changes only while it is `paid` — so
 // whichever instance and however many answers arrive, one answer's values
 // deliver the order, and the rest are logged as not used.
+import type { DeliveryRequestStatus } from '../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
-import { notifyAfterCommit, notifyCommitted } from '../core/notifications.js'
-import { appendEventRowsCtes } from '../events/statements.js'
-import { orderJson } from '../orders/row.js'
-import { deliverFromEndpoint } from '../orders/auto-delivery.js'
-import type { StockCipher } from '../../domain/stock-cipher.js'
+import { notifyCommitted } from '../core/notifications.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
-import { retryDelayMs } from '../../domain/webhook-retry.js'
 import type { LeasedSend } from '../webhooks/queue.js'
 
-export type DeliveryRequestStatus = 'pending' | 'succeeded' | 'failed' | 'discarded'
+export type { DeliveryRequestStatus }
 
 export interface DeliveryAttempt { at: string, statusCode: number | null, error: string | null, durationMs: number }
 
@@ -106,7 +103,7 @@ export async function retryDeliveryRequest (
 /** What an attempt came to, for the log and the metrics. */
 export type RequestOutcome = 'succeeded' | 'discarded' | 'retried' | 'failed' | 'not_used'
 
-interface AnswerOfAttempt {
+export interface AnswerOfAttempt {
   statusCode: number | null
   durationMs: number
   /** The values of a valid answer; null when the attempt failed. */
@@ -117,86 +114,62 @@ interface AnswerOfAttempt {
   final: boolean
 }
 
-const LOCKED_REQUEST = `select d.status, d.lease_token as "leaseToken", d.attempts, d.order_id as "orderId",
-    o.shop_id as "shopId"
-  from webhook_deliveries d join orders o on o.id = d.order_id where d.id = $1 for update of d`
-
-/**
- * Records one attempt of a delivery request and what it led to, in one
- * transaction: a valid answer delivers the order (db/orders/auto-delivery.ts,
- * with its order.delivered event) while the request is
- * pending and the order paid, else it is `discarded` (order no longer paid) or
- * not used (the request had ended); a failed attempt is tried again after the
- * schedule, or ends the request `failed` with order.delivery_failed. Returns
- * the outcome and, on delivery, how long after the purchase it came. The
- * answer's values are stored sealed by `cipher` (db/orders/row.ts).
- */
-export async function recordRequestAttempt (
-  db: Db, cipher: StockCipher | null, leased: LeasedSend, answer: AnswerOfAttempt, retrySchedule: number[]
-): Promise<{ outcome: RequestOutcome, sincePurchaseMs?: number }> {
-  return db.transaction(async (tx) => {
-    const [request] = await run<{
-      status: DeliveryRequestStatus,
-      leaseToken: string | null,
-      attempts: number,
-      orderId: string,
-      shopId: string
-    }>(tx, LOCKED_REQUEST, [leased.id])
-    if (!request) return { outcome: 'not_used' as const }
-    const logAttempt = async (error: string | null, changes = '') => {
-      await run(tx, `update webhook_deliveries set attempt_log = attempt_log || jsonb_build_array(jsonb_build_object(
-          'at', ${isoTime(NOW_MS)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int)),
-          last_status_code = $2::int, updated_at = ${NOW_MS}${changes}
-        where id = $1`, [leased.id, answer.statusCode, error, answer.durationMs])
-    }
-    const leaseHeld = request.leaseToken === leased.leaseToken
-    const endLease = leaseHeld ? ', lease_token = null, leased_until = null' : ''
-    if (answer.values !== null) {
-      if (request.status !== 'pending') {
-        await logAttempt('Answer not used: the request had already ' +
-          `${request.status === 'succeeded' ? 'delivered the order' : `ended (${request.status})`}.`)
-        return { outcome: 'not_used' as const }
-      }
-      const delivered = await deliverFromEndpoint(tx, cipher, request.shopId, request.orderId, answer.values)
-      if (delivered) {
-        await logAttempt(null, ', status = \'succeeded\', next_attempt_at = null, last_error = null, ' +
-          'lease_token = null, leased_until = null')
-        return { outcome: 'succeeded' as const, sincePurchaseMs: delivered.sincePurchaseMs }
-      }
-      const [order] = await run<{ status: string }>(tx, 'select status from orders where id = $1', [request.orderId])
-      const why = `Answer not used: the order is ${order.status}, no longer paid.`
-      await logAttempt(why, ', status = \'discarded\', next_attempt_at = null, last_error = $3::text, ' +
-        'lease_token = null, leased_until = null')
-      return { outcome: 'discarded' as const }
-    }
-    // A failure decides the schedule only for the lease that holds the request.
-    if (request.status !== 'pending' || !leaseHeld) {
-      await logAttempt(answer.error)
-      return { outcome: 'not_used' as const }
-    }
-    const delayMs = answer.final ? null : retryDelayMs(request.attempts, retrySchedule)
-    if (delayMs !== null) {
-      await logAttempt(answer.error, `, next_attempt_at = ${NOW_MS} + make_interval(secs => ` +
-        `${delayMs / 1000}), last_error = $3::text${endLease}`)
-      return { outcome: 'retried' as const }
-    }
-    await logAttempt(answer.error, `, status = 'failed', next_attempt_at = null, last_error = $3::text${endLease}`)
-    await failedEvents(tx, request.shopId, [request.orderId], answer.error ?? 'The delivery request failed.')
-    return { outcome: 'failed' as const }
-  })
+/** A delivery request read under its row lock, with its order and shop. */
+export interface LockedRequest {
+  status: DeliveryRequestStatus
+  leaseToken: string | null
+  attempts: number
+  orderId: string
+  shopId: string
 }
 
-/** order.delivery_failed {order, reason} for each of `orderIds` (visible orders only), in one statement. */
-export async function failedEvents (tx: Tx, shopId: string, orderIds: string[], reason: string): Promise<void> {
-  if (orderIds.length === 0) return
-  await run(tx, `with o as (select * from orders
-      where id in (select jsonb_array_elements_text($2::text::jsonb)::uuid) and external),
-    evs as (
-      select row_number() over (order by o.created_at, o.id) as ord, 'order.delivery_failed' as type,
-        jsonb_build_object('order', ${orderJson('o')}, 'reason', $3::text) as data from o
-    ), ${appendEventRowsCtes('evs', '$1')}
-    select 1`, [shopId, JSON.stringify(orderIds), reason])
-  notifyAfterCommit(tx, EVENTS_CHANNEL, shopId)
+/** Locks the request's row and reads it; undefined when it is gone. */
+export async function lockRequest (tx: Tx, requestId: string): Promise<LockedRequest | undefined> {
+  const [request] = await run<LockedRequest>(tx, `select d.status, d.lease_token as "leaseToken", d.attempts,
+      d.order_id as "orderId", o.shop_id as "shopId"
+    from webhook_deliveries d join orders o on o.id = d.order_id where d.id = $1 for update of d`, [requestId])
+  return request
+}
+
+/** What an attempt's record changes besides its log: the request's status and schedule. */
+export type RequestChange =
+  | { status: 'succeeded' | 'discarded', endLease: true }
+  | { status: 'failed', endLease: boolean }
+  | { retryInMs: number, endLease: boolean }
+  | null
+
+/**
+ * Appends the attempt (its time, status code, `error` and duration) to the
+ * request's log, with the `change` to its status, schedule and lease.
+ */
+export async function logRequestAttempt (
+  tx: Tx, requestId: string, answer: AnswerOfAttempt, error: string | null, change: RequestChange
+): Promise<void> {
+  let changes = ''
+  if (change !== null) {
+    const endLease = change.endLease ? ', lease_token = null, leased_until = null' : ''
+    if ('retryInMs' in change) {
+      changes = `, next_attempt_at = ${NOW_MS} + make_interval(secs => ${change.retryInMs / 1000}), ` +
+        `last_error = $3::text${endLease}`
+    } else {
+      const lastError = change.status === 'succeeded' ? 'null' : '$3::text'
+      changes = `, status = '${change.status}', next_attempt_at = null, last_error = ${lastError}${endLease}`
+    }
+  }
+  await run(tx, `update webhook_deliveries set attempt_log = attempt_log || jsonb_build_array(jsonb_build_object(
+      'at', ${isoTime(NOW_MS)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int)),
+      last_status_code = $2::int, updated_at = ${NOW_MS}${changes}
+    where id = $1`, [requestId, answer.statusCode, error, answer.durationMs])
+}
+
+/** Ends the pending delivery requests to the endpoint `failed` with `reason`; returns their orders. */
+export async function failPendingRequests (tx: Tx, endpointId: string, reason: string): Promise<string[]> {
+  const failed = await run<{ orderId: string }>(tx,
+    `update webhook_deliveries set status = 'failed', next_attempt_at = null, last_error = $2,
+      lease_token = null, leased_until = null, updated_at = ${NOW_MS}
+    where endpoint_id = $1 and kind = 'delivery_request' and status = 'pending'
+    returning order_id as "orderId"`, [endpointId, reason])
+  return failed.map((f) => f.orderId)
 }
 
 /**

@@ -9,7 +9,7 @@ import type { EventType } from '../../domain/event-types.js'
 import type { Db, Queryable } from '../core/client.js'
 import { preparedOnce, rawQuery } from '../core/sql.js'
 import { isoTime, nowMs } from '../core/time.js'
-import { events, shops } from '../schema.js'
+import { events, shops } from '../tables.js'
 
 export interface EventRow {
   id: string

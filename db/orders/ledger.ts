@@ -4,8 +4,9 @@
 // A shop's balance is derived from it (credits − debits), never stored.
 import { asc, eq } from 'drizzle-orm'
 import { fromKopecks, moneyToNumber, toKopecks } from '../../domain/money.js'
+import type { LedgerKind } from '../../domain/order-transitions.js'
 import type { Queryable } from '../core/client.js'
-import { ledgerEntries } from '../schema.js'
+import { ledgerEntries } from '../tables.js'
 
 export interface LedgerEntry { id: string, orderId: string, kind: string, amount: string, createdAt: Date }
 
@@ -35,7 +36,7 @@ export function ledgerView (entries: LedgerEntry[]) {
   return {
     entries: entries.map((e) => ({
       ...e,
-      kind: e.kind as 'refund' | 'credit' | 'debit',
+      kind: e.kind as LedgerKind,
       amount: moneyToNumber(e.amount),
       createdAt: e.createdAt.toISOString()
     })),

@@ -1,25 +1,21 @@
 // Orders: the seller's queue and the state machine's transitions (the buyer's
-// purchase: db/orders/purchase.ts; the service's own deliveries:
-// db/orders/auto-delivery.ts). Each transition is one conditional UPDATE (status
+// purchase: db/orders/purchase.ts; the service's own fulfilment:
+// db/orders/fulfilment.ts). Each transition is one conditional UPDATE (status
 // IN the allowed statuses) in one statement with its ledger row and its event,
 // so no interleaving of requests on any number of instances can apply it twice.
 import { and, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { orderEventTypes } from '../../domain/event-types.js'
-import { isUuid } from '../../domain/ids.js'
 import { orderTransitions, type OrderAction, type OrderStatus } from '../../domain/order-transitions.js'
 import type { StockCipher } from '../../domain/stock-cipher.js'
 import { ApiError, notFound } from '../../domain/errors.js'
-import type { Db, Queryable } from '../core/client.js'
+import type { Db, Queryable, Tx } from '../core/client.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from '../events/statements.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import { notifyAfterCommit } from '../core/notifications.js'
 import { deliveredValuesParam, orderResponseColumns, orderRowColumns, type OrderRow, type StoredOrder } from './row.js'
 import { transitionFrom, transitionSet } from './transition-sql.js'
-import { fillWaitingOrders } from './auto-delivery.js'
 import { preparedOnce, rawQuery, run } from '../core/sql.js'
-import { lockStockProduct } from '../stock/take.js'
-import { returnOrderItems } from '../stock/items.js'
-import { orders, products } from '../schema.js'
+import { orders, products } from '../tables.js'
 
 /** Who is asking: a seller sees only its shop's orders of products with automation; null is the operator. */
 export type OrderScope = { shopId: string } | null
@@ -100,7 +96,7 @@ export async function listOrders (
   return { orders: rows[0].id === null ? [] : rows, total: rows[0].total }
 }
 
-/** The transitions asked for through the API (autoDeliver is the service's own: db/orders/auto-delivery.ts). */
+/** The transitions asked for through the API (autoDeliver is the service's own: db/orders/fulfilment.ts). */
 type SellerAction = Exclude<OrderAction, 'autoDeliver'>
 
 /** Extra columns a transition may set besides status, its timestamp and the assignee. */
@@ -183,34 +179,26 @@ export const deliverOrder = (
 ) =>
   transitionOrder(db, 'deliver', orderId, { shopId }, { deliveredValues, cipher })
 
+/** The product of the order when stock items were delivered to it (a cancel with `restock` returns them). */
+export async function stockProductOf (db: Queryable, orderId: string): Promise<string | undefined> {
+  const [held] = await run<{ productId: string }>(db, `select product_id as "productId" from orders
+    where id = $1 and exists (select 1 from stock_items where order_id = $1 and status = 'delivered')`, [orderId])
+  return held?.productId
+}
+
 /**
- * Cancels an order of the shop. With `restock`, the stock items delivered to it
- * become available again in the same transaction (db/stock/items.ts), and the
- * product's waiting orders are filled from them (db/orders/auto-delivery.ts);
- * it first locks the product and its waiting orders, as every stock write does.
+ * The shop's cancel inside a transaction that holds the product's lock and its
+ * waiting orders' (a cancel with `restock`, services/orders/service.ts).
  */
-export async function cancelOrder (
-  db: Db, shopId: string, orderId: string, reason?: string, restock?: { cipher: StockCipher | null }
+export async function cancelInTransaction (
+  tx: Tx, shopId: string, orderId: string, reason: string | undefined
 ): Promise<StoredOrder> {
-  const changes = reason === undefined ? {} : { cancelReason: reason }
-  const [held] = restock && isUuid(orderId)
-    ? await run<{ productId: string }>(db, `select product_id as "productId" from orders
-        where id = $1 and exists (select 1 from stock_items where order_id = $1 and status = 'delivered')`, [orderId])
-    : []
-  if (!held) return transitionOrder(db, 'cancel', orderId, { shopId }, changes)
-  return db.transaction(async (tx) => {
-    const product = (await lockStockProduct(tx, held.productId))!
-    await run(tx, "select id from orders where product_id = $1 and status = 'paid' order by created_at, id for update",
-      [product.id])
-    const [row] = await run<StoredOrder & EventOutcome>(tx, transitionSql('cancel', true),
-      [orderId, reason ?? null, shopId])
-    if (!row) await throwTransitionRefusal(tx, 'cancel', orderId, { shopId })
-    const { eventShopId, ...order } = row
-    if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
-    const restocked = await returnOrderItems(tx, product, orderId)
-    if (restocked && restock!.cipher) await fillWaitingOrders(tx, restock!.cipher, restocked)
-    return order
-  })
+  const [row] = await run<StoredOrder & EventOutcome>(tx, transitionSql('cancel', true),
+    [orderId, reason ?? null, shopId])
+  if (!row) await throwTransitionRefusal(tx, 'cancel', orderId, { shopId })
+  const { eventShopId, ...order } = row
+  if (eventShopId !== null) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
+  return order
 }
 
 /** The buyer confirmed receipt (operator side): awaiting_confirmation → completed, shop credited. */

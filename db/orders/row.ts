@@ -17,7 +17,7 @@ import { isSealed, sealValues, type StoredValues } from '../../domain/delivered-
 import type { StockCipher } from '../../domain/stock-cipher.js'
 import { moneyToNumber } from '../../domain/money.js'
 import type { Order } from '../../schemas/orders.js'
-import { orders } from '../schema.js'
+import { orders } from '../tables.js'
 import { isoTime } from '../core/time.js'
 
 /** The columns of `orders` an order's representation is made of, by its field names, in its order. */

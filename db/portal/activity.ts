@@ -3,7 +3,7 @@
 // newest ACTIVITY_KEPT.
 import { desc, eq, sql } from 'drizzle-orm'
 import type { Queryable } from '../core/client.js'
-import { portalActivity } from './schema.js'
+import { portalActivity } from './tables.js'
 
 export const ACTIVITY_KEPT = 200
 

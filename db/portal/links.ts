@@ -5,8 +5,8 @@ import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
 import { generateLinkToken, hashPortalToken, type PortalLocale } from '../../domain/portal-token.js'
 import type { Db, Queryable } from '../core/client.js'
 import { nowMs } from '../core/time.js'
-import { shops } from '../schema.js'
-import { portalLinks } from './schema.js'
+import { shops } from '../tables.js'
+import { portalLinks } from './tables.js'
 import { startSession, type StartedSession } from './sessions.js'
 
 export interface LinkOptions {

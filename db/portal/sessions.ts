@@ -13,8 +13,8 @@ import {
 import type { Queryable } from '../core/client.js'
 import { nowMs, NOW_MS } from '../core/time.js'
 import { run } from '../core/sql.js'
-import { shops } from '../schema.js'
-import { portalSessions } from './schema.js'
+import { shops } from '../tables.js'
+import { portalSessions } from './tables.js'
 
 export interface PortalSession {
   id: string

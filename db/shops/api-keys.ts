@@ -5,7 +5,7 @@ import { displayPrefix, generateApiKeySecret, hashApiKey } from '../../domain/ap
 import type { Db, Queryable } from '../core/client.js'
 import { preparedOnce } from '../core/sql.js'
 import { nowMs } from '../core/time.js'
-import { apiKeys } from '../schema.js'
+import { apiKeys } from '../tables.js'
 
 const publicColumns = {
   id: apiKeys.id,

@@ -1,7 +1,7 @@
 // Shops: the tenant every API key, product, order and rate belongs to.
 import { eq } from 'drizzle-orm'
 import type { Queryable } from '../core/client.js'
-import { shops } from '../schema.js'
+import { shops } from '../tables.js'
 
 export interface Shop { id: string, name: string, createdAt: Date }
 

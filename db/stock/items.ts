@@ -1,20 +1,20 @@
-// The items of a product's stock (docs/stock.md): add (encrypted, duplicates
-// skipped by keyed hash, then the waiting orders filled), list (previews only,
-// newest first) and remove (the values handed back). Every write holds the
-// product's lock (db/stock/take.ts) and keeps stock_counts exact.
+// The statements of a product's stock items (docs/stock.md): insert (sealed,
+// duplicates skipped by keyed hash), list (previews only, newest first) and
+// remove (the values handed back). Every write runs under the product's lock
+// (db/stock/take.ts) in the transaction of services/stock/items.ts, and keeps
+// stock_counts exact.
 import { isUuid } from '../../domain/ids.js'
-import { previewOf, type StockCipher } from '../../domain/stock-cipher.js'
+import type { StockCipher } from '../../domain/stock-cipher.js'
 import { ApiError, notFound, validationError } from '../../domain/errors.js'
-import type { Db, Queryable, Tx } from '../core/client.js'
-import { NO_OPTION, signalsOf } from '../../domain/stock-rules.js'
-import { fillWaitingOrders } from '../orders/auto-delivery.js'
+import type { Queryable, Tx } from '../core/client.js'
+import { NO_OPTION, signalsOf, type StockItemStatus } from '../../domain/stock-rules.js'
 import {
   deactivateIfEmpty, lockStockProduct, reactivateAfterRestock, recordSignals, type StockProduct
 } from './take.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 
-export type StockItemStatus = 'available' | 'delivered' | 'removed' | 'defective'
+export type { StockItemStatus }
 
 export interface StockItem {
   id: string
@@ -32,7 +32,8 @@ const itemColumns = `id, nullif(option_key, '${NO_OPTION}') as "optionId", statu
   ${isoTime('created_at')} as "createdAt", ${isoTime('delivered_at')} as "deliveredAt",
   ${isoTime('removed_at')} as "removedAt"`
 
-async function lockOwnProduct (tx: Tx, shopId: string, productId: string): Promise<StockProduct> {
+/** The shop's product locked for a stock write; 404 NOT_FOUND when it is not the shop's. */
+export async function lockOwnProduct (tx: Tx, shopId: string, productId: string): Promise<StockProduct> {
   const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
   if (!product) throw notFound('Product')
   return product
@@ -42,7 +43,7 @@ async function lockOwnProduct (tx: Tx, shopId: string, productId: string): Promi
  * The option key of items added with `optionId`: required with variants (an option
  * of that field), refused without.
  */
-async function optionKeyFor (tx: Tx, product: StockProduct, optionId: string | undefined): Promise<string> {
+export async function optionKeyFor (tx: Tx, product: StockProduct, optionId: string | undefined): Promise<string> {
   if (product.optionFieldId === null) {
     if (optionId !== undefined) {
       throw validationError('optionId is refused: the stock has no optionFieldId.', [
@@ -73,70 +74,46 @@ async function lastPosition (tx: Tx, productId: string): Promise<string> {
   return row.last
 }
 
-export interface AddResult { added: number, duplicates: number, filledOrders: number }
+/** A value sealed for the stock: ciphertext, nonce, key id, keyed hashes (current and previous key) and preview. */
+export interface SealedItem { c: string, n: string, k: string, h: string, ph: string | null, p: string }
 
 /**
- * Adds `values` (already trimmed and checked) in their order; a value equal to
- * an available or delivered item of the product, or repeated in the request, is
- * counted as a duplicate. Then fills the waiting orders.
+ * Inserts `rows` in their order as items of `optionKey`; a value equal to an
+ * available, delivered or defective item of the product (under the current
+ * key's hash or the previous one's) is skipped. Returns how many were added.
  */
-export async function addStockItems (
-  db: Db, cipher: StockCipher, shopId: string, productId: string, values: readonly string[],
-  optionId: string | undefined
-): Promise<AddResult> {
-  // Encryption and hashing (the CPU of an upload) are done before the product's lock is taken.
-  const seen = new Set<string>()
-  const rows: Array<{ c: string, n: string, k: string, h: string, ph: string | null, p: string }> = []
-  for (const value of values) {
-    if (seen.has(value)) continue
-    seen.add(value)
-    const encrypted = cipher.encrypt(value, productId)
-    rows.push({
-      c: encrypted.ciphertext.toString('base64'),
-      n: encrypted.nonce.toString('base64'),
-      k: encrypted.keyId,
-      h: cipher.hash(value).toString('base64'),
-      ph: cipher.previousHash(value)?.toString('base64') ?? null,
-      p: previewOf(value)
-    })
-  }
-  return db.transaction(async (tx) => {
-    const product = await lockOwnProduct(tx, shopId, productId)
-    const optionKey = await optionKeyFor(tx, product, optionId)
-    // An equal value already held, under the current key's hash or the previous
-    // one's, is skipped (one index probe per hash, read under the product's lock).
-    const held = new Set((await run<{ hash: string }>(tx, `select encode(s.value_hash, 'base64') as hash
-      from (select decode(jsonb_array_elements_text($2::text::jsonb), 'base64') as h) q
-      join stock_items s on s.product_id = $1 and s.value_hash = q.h
-        and s.status in ('available', 'delivered', 'defective')`,
-    [productId, JSON.stringify(rows.flatMap((r) => r.ph === null ? [r.h] : [r.h, r.ph]))])).map((r) => r.hash))
-    const fresh = rows.filter((r) => !held.has(r.h) && (r.ph === null || !held.has(r.ph)))
-    // Ordered as sent: positions continue the product's own (the product lock makes
-    // them unique to it; a sequence's order under INSERT … SELECT is not guaranteed).
-    const [{ added }] = fresh.length === 0
-      ? [{ added: 0 }]
-      : await run<{ added: number }>(tx, `with v as (
-        select x.ord, decode(x.e->>'c', 'base64') as c, decode(x.e->>'n', 'base64') as n, x.e->>'k' as k,
-          decode(x.e->>'h', 'base64') as h, x.e->>'p' as p
-        from jsonb_array_elements($4::text::jsonb) with ordinality x(e, ord)
-      ), i as (
-        insert into stock_items
-          (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview, position)
-        overriding system value
-        select $1, $2, $3, v.c, v.n, v.k, v.h, v.p, $5::bigint + v.ord from v
-        on conflict (product_id, value_hash) where status in ('available', 'delivered', 'defective') do nothing
-        returning 1
-      ), c as (
-        insert into stock_counts (product_id, option_key, available) select $2, $3, count(*) from i having count(*) > 0
-        on conflict (product_id, option_key) do update set available = stock_counts.available + excluded.available,
-          updated_at = ${NOW_MS}
-      )
-      select count(*)::int as added from i`,
-      [shopId, productId, optionKey, JSON.stringify(fresh), await lastPosition(tx, productId)])
-    const count = Number(added)
-    const filledOrders = count > 0 ? await fillWaitingOrders(tx, cipher, await reactivateAfterRestock(tx, product)) : 0
-    return { added: count, duplicates: values.length - count, filledOrders }
-  })
+export async function insertStockItems (
+  tx: Tx, shopId: string, productId: string, optionKey: string, rows: readonly SealedItem[]
+): Promise<number> {
+  // One index probe per hash, read under the product's lock.
+  const held = new Set((await run<{ hash: string }>(tx, `select encode(s.value_hash, 'base64') as hash
+    from (select decode(jsonb_array_elements_text($2::text::jsonb), 'base64') as h) q
+    join stock_items s on s.product_id = $1 and s.value_hash = q.h
+      and s.status in ('available', 'delivered', 'defective')`,
+  [productId, JSON.stringify(rows.flatMap((r) => r.ph === null ? [r.h] : [r.h, r.ph]))])).map((r) => r.hash))
+  const fresh = rows.filter((r) => !held.has(r.h) && (r.ph === null || !held.has(r.ph)))
+  if (fresh.length === 0) return 0
+  // Ordered as sent: positions continue the product's own (the product lock makes
+  // them unique to it; a sequence's order under INSERT … SELECT is not guaranteed).
+  const [{ added }] = await run<{ added: number }>(tx, `with v as (
+      select x.ord, decode(x.e->>'c', 'base64') as c, decode(x.e->>'n', 'base64') as n, x.e->>'k' as k,
+        decode(x.e->>'h', 'base64') as h, x.e->>'p' as p
+      from jsonb_array_elements($4::text::jsonb) with ordinality x(e, ord)
+    ), i as (
+      insert into stock_items
+        (shop_id, product_id, option_key, ciphertext, nonce, key_id, value_hash, preview, position)
+      overriding system value
+      select $1, $2, $3, v.c, v.n, v.k, v.h, v.p, $5::bigint + v.ord from v
+      on conflict (product_id, value_hash) where status in ('available', 'delivered', 'defective') do nothing
+      returning 1
+    ), c as (
+      insert into stock_counts (product_id, option_key, available) select $2, $3, count(*) from i having count(*) > 0
+      on conflict (product_id, option_key) do update set available = stock_counts.available + excluded.available,
+        updated_at = ${NOW_MS}
+    )
+    select count(*)::int as added from i`,
+  [shopId, productId, optionKey, JSON.stringify(fresh), await lastPosition(tx, productId)])
+  return Number(added)
 }
 
 export interface ItemListOptions { status?: StockItemStatus, optionId?: string, limit: number, after?: string }
@@ -171,50 +148,48 @@ export async function listStockItems (
 }
 
 /**
- * Removes the items `ids` (all available items of this product) and returns
- * them with their values, in the order asked. 404 NOT_FOUND for an id that is no
+ * Removes the items `ids` (all available items of the locked product) and
+ * returns them with their values, in the order asked. 404 NOT_FOUND for an id that is no
  * item of the product, else 409 STOCK_ITEM_UNAVAILABLE; nothing removed then.
  */
 export async function removeStockItems (
-  db: Db, cipher: StockCipher, shopId: string, productId: string, ids: readonly string[]
+  tx: Tx, cipher: StockCipher, product: StockProduct, ids: readonly string[]
 ): Promise<Array<StockItem & { value: string }>> {
-  return db.transaction(async (tx) => {
-    const product = await lockOwnProduct(tx, shopId, productId)
-    const wellFormed = ids.filter(isUuid)
-    const found = await run<{ id: string, status: string }>(tx, `select id, status from stock_items
+  const { id: productId, shopId } = product
+  const wellFormed = ids.filter(isUuid)
+  const found = await run<{ id: string, status: string }>(tx, `select id, status from stock_items
+    where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
+    for update`, [productId, JSON.stringify(wellFormed)])
+  const statuses = new Map(found.map((f) => [f.id, f.status]))
+  const missing = ids.filter((id) => !statuses.has(id.toLowerCase()))
+  if (missing.length > 0) {
+    throw new ApiError('NOT_FOUND', `No stock item ${missing.slice(0, 10).join(', ')} in this product.`)
+  }
+  const unavailable = ids.filter((id) => statuses.get(id.toLowerCase()) !== 'available')
+  if (unavailable.length > 0) {
+    throw new ApiError('STOCK_ITEM_UNAVAILABLE',
+      `Stock item ${unavailable.slice(0, 10).join(', ')} is not available (already delivered or removed).`)
+  }
+  const removed = await run<StockItem & { ciphertext: Buffer, nonce: Buffer, keyId: string }>(tx, `update stock_items
+    set status = 'removed', removed_at = ${NOW_MS}
+    where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
+    returning ${itemColumns}, ciphertext, nonce, key_id as "keyId"`, [productId, JSON.stringify(wellFormed)])
+  const values = new Map(removed.map(({ ciphertext, nonce, keyId, ...item }) => [item.id, {
+    ...item,
+    value: cipher.decrypt({ ciphertext: Buffer.from(ciphertext), nonce: Buffer.from(nonce), keyId }, productId)
+  }]))
+  const counts = await run<{ optionKey: string, available: number, taken: number }>(tx, `with r as (
+      select option_key, count(*)::int as taken from stock_items
       where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
-      for update`, [productId, JSON.stringify(wellFormed)])
-    const statuses = new Map(found.map((f) => [f.id, f.status]))
-    const missing = ids.filter((id) => !statuses.has(id.toLowerCase()))
-    if (missing.length > 0) {
-      throw new ApiError('NOT_FOUND', `No stock item ${missing.slice(0, 10).join(', ')} in this product.`)
-    }
-    const unavailable = ids.filter((id) => statuses.get(id.toLowerCase()) !== 'available')
-    if (unavailable.length > 0) {
-      throw new ApiError('STOCK_ITEM_UNAVAILABLE',
-        `Stock item ${unavailable.slice(0, 10).join(', ')} is not available (already delivered or removed).`)
-    }
-    const removed = await run<StockItem & { ciphertext: Buffer, nonce: Buffer, keyId: string }>(tx, `update stock_items
-      set status = 'removed', removed_at = ${NOW_MS}
-      where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
-      returning ${itemColumns}, ciphertext, nonce, key_id as "keyId"`, [productId, JSON.stringify(wellFormed)])
-    const values = new Map(removed.map(({ ciphertext, nonce, keyId, ...item }) => [item.id, {
-      ...item,
-      value: cipher.decrypt({ ciphertext: Buffer.from(ciphertext), nonce: Buffer.from(nonce), keyId }, productId)
-    }]))
-    const counts = await run<{ optionKey: string, available: number, taken: number }>(tx, `with r as (
-        select option_key, count(*)::int as taken from stock_items
-        where product_id = $1 and id = any(array(select jsonb_array_elements_text($2::text::jsonb)::uuid))
-        group by option_key
-      )
-      update stock_counts c set available = c.available - r.taken, removed = c.removed + r.taken, updated_at = ${NOW_MS}
-      from r where c.product_id = $1 and c.option_key = r.option_key
-      returning c.option_key as "optionKey", c.available, r.taken`, [productId, JSON.stringify(wellFormed)])
-    await recordSignals(tx, shopId, counts.flatMap((c) =>
-      signalsOf(product, c.optionKey, Number(c.available) + Number(c.taken), Number(c.available), false)))
-    await deactivateIfEmpty(tx, product)
-    return ids.map((id) => values.get(id.toLowerCase())!)
-  })
+      group by option_key
+    )
+    update stock_counts c set available = c.available - r.taken, removed = c.removed + r.taken, updated_at = ${NOW_MS}
+    from r where c.product_id = $1 and c.option_key = r.option_key
+    returning c.option_key as "optionKey", c.available, r.taken`, [productId, JSON.stringify(wellFormed)])
+  await recordSignals(tx, shopId, counts.flatMap((c) =>
+    signalsOf(product, c.optionKey, Number(c.available) + Number(c.taken), Number(c.available), false)))
+  await deactivateIfEmpty(tx, product)
+  return ids.map((id) => values.get(id.toLowerCase())!)
 }
 
 /**

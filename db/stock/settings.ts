@@ -1,13 +1,11 @@
-// A product's stock (docs/stock.md): its settings and counts, read and changed.
-// Switching `autoDelivery` to `stock` fills the waiting orders in the same
-// transaction (db/orders/auto-delivery.ts).
+// A product's stock (docs/stock.md): its settings and counts, read and changed
+// (the change's transaction, which fills the waiting orders when `autoDelivery`
+// becomes `stock`, is services/stock/service.ts).
 import { isUuid } from '../../domain/ids.js'
-import type { StockCipher } from '../../domain/stock-cipher.js'
-import { ApiError, notFound, validationError } from '../../domain/errors.js'
-import type { Db, Queryable, Tx } from '../core/client.js'
+import { ApiError, validationError } from '../../domain/errors.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { optionIdOf } from '../../domain/stock-rules.js'
-import { fillWaitingOrders } from '../orders/auto-delivery.js'
-import { lockStockProduct, stockIsEmpty, type AutoDelivery, type StockProduct } from './take.js'
+import { stockIsEmpty, type AutoDelivery, type StockProduct } from './take.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 
@@ -77,39 +75,30 @@ async function checkOptionField (tx: Tx, productId: string, fieldId: string): Pr
 }
 
 /**
- * Changes the settings sent. `optionFieldId` changes only while nothing is
- * available (409 STOCK_NOT_EMPTY). Switching to `stock` fills the waiting orders
- * (with a cipher: without a key nothing is revealed, so they keep waiting).
+ * Writes the settings sent to the locked `product` and returns it as it now is.
+ * `optionFieldId` changes only while nothing is available (409 STOCK_NOT_EMPTY).
  */
-export async function updateStock (
-  db: Db, shopId: string, productId: string, patch: StockPatch, cipher: StockCipher | null
-): Promise<Stock> {
-  await db.transaction(async (tx) => {
-    const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
-    if (!product) throw notFound('Product')
-    if (patch.optionFieldId !== undefined && patch.optionFieldId !== product.optionFieldId) {
-      if (patch.optionFieldId !== null) await checkOptionField(tx, productId, patch.optionFieldId)
-      if (!await stockIsEmpty(tx, productId)) {
-        throw new ApiError('STOCK_NOT_EMPTY')
-      }
+export async function writeStockSettings (tx: Tx, product: StockProduct, patch: StockPatch): Promise<StockProduct> {
+  const productId = product.id
+  if (patch.optionFieldId !== undefined && patch.optionFieldId !== product.optionFieldId) {
+    if (patch.optionFieldId !== null) await checkOptionField(tx, productId, patch.optionFieldId)
+    if (!await stockIsEmpty(tx, productId)) {
+      throw new ApiError('STOCK_NOT_EMPTY')
     }
-    const next: StockProduct = {
-      ...product,
-      autoDelivery: patch.autoDelivery ?? product.autoDelivery,
-      optionFieldId: patch.optionFieldId === undefined ? product.optionFieldId : patch.optionFieldId,
-      lowStockThreshold: patch.lowStockThreshold ?? product.lowStockThreshold,
-      deactivateWhenEmpty: patch.deactivateWhenEmpty ?? product.deactivateWhenEmpty
-    }
-    await run(tx, `update products set auto_delivery = $2, stock_option_field_id = $3, low_stock_threshold = $4,
-      deactivate_when_empty = $5, auto_replace = coalesce($6, auto_replace), stock_updated_at = ${NOW_MS}
-      where id = $1`,
-    [productId, next.autoDelivery, next.optionFieldId, next.lowStockThreshold, next.deactivateWhenEmpty,
-      patch.autoReplace ?? null])
-    if (cipher && product.autoDelivery !== 'stock' && next.autoDelivery === 'stock') {
-      await fillWaitingOrders(tx, cipher, next)
-    }
-  })
-  return (await readStock(db, shopId, productId))!
+  }
+  const next: StockProduct = {
+    ...product,
+    autoDelivery: patch.autoDelivery ?? product.autoDelivery,
+    optionFieldId: patch.optionFieldId === undefined ? product.optionFieldId : patch.optionFieldId,
+    lowStockThreshold: patch.lowStockThreshold ?? product.lowStockThreshold,
+    deactivateWhenEmpty: patch.deactivateWhenEmpty ?? product.deactivateWhenEmpty
+  }
+  await run(tx, `update products set auto_delivery = $2, stock_option_field_id = $3, low_stock_threshold = $4,
+    deactivate_when_empty = $5, auto_replace = coalesce($6, auto_replace), stock_updated_at = ${NOW_MS}
+    where id = $1`,
+  [productId, next.autoDelivery, next.optionFieldId, next.lowStockThreshold, next.deactivateWhenEmpty,
+    patch.autoReplace ?? null])
+  return next
 }
 
 /**

@@ -9,8 +9,8 @@ import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { generateWebhookSecret } from '../../domain/webhook-signing.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
 import { failPendingSends } from './sends.js'
-import { shops } from '../schema.js'
-import { webhookDeliveries, webhookEndpoints } from './schema.js'
+import { shops } from '../tables.js'
+import { webhookDeliveries, webhookEndpoints } from './tables.js'
 import { nowMs } from '../core/time.js'
 
 export const MAX_ENDPOINTS_PER_SHOP = 10

@@ -10,8 +10,8 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../../domain/webhook-retry.js'
 import type { Db } from '../core/client.js'
 import { disableFailingEndpoint } from './endpoints.js'
-import { events, orders } from '../schema.js'
-import { webhookDeliveries, webhookEndpoints } from './schema.js'
+import { events, orders } from '../tables.js'
+import { webhookDeliveries, webhookEndpoints } from './tables.js'
 import { isoTime, nowMs } from '../core/time.js'
 
 export interface LeasedSend {

@@ -7,7 +7,7 @@ import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import { WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
 import type { SendCursor, SendStatus } from '../../domain/webhook-sends.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
-import { webhookDeliveries, webhookEndpoints } from './schema.js'
+import { webhookDeliveries, webhookEndpoints } from './tables.js'
 import { nowMs } from '../core/time.js'
 
 /** A send as the queries below return it. */

@@ -1,7 +1,7 @@
 // Which key encrypts values, in stock and delivered (docs/security.md):
 // VALUES_ENCRYPTION_KEY when set (or its deprecated name STOCK_ENCRYPTION_KEY);
 // on the embedded default without it, one generated on first use and kept
-// in DATA_DIR (like the internal token, lib/embedded/first-run.ts); with DATABASE_URL and
+// in DATA_DIR (like the internal token, services/embedded/first-run.ts); with DATABASE_URL and
 // no key (a start refused unless VALUES_IN_CLEAR=true), none: the stock calls that
 // store or reveal a value answer 503, and delivered values are stored plain (the
 // service warns at start).

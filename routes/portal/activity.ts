@@ -3,7 +3,7 @@
 // names, counts and hosts only: never a secret, a code or a whole URL (its path
 // or query could carry a token).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { listActivity, recordActivity, type ActivityDetails } from '../../db/portal/activity.js'
+import { listActivity, recordActivity, type ActivityDetails } from '../../services/portal/service.js'
 import type { Pluralize, Translate } from './i18n/index.js'
 import { ACTIVITY_ACTIONS, fill, type ActivityAction, type Words } from './i18n/words.js'
 

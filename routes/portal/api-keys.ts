@@ -1,10 +1,10 @@
 // The API keys page (docs/portal.md): the shop's keys, a new key's secret shown
 // once, and revocation after a confirmation. Through the operator API's own
-// actions (routes/internal/api-keys/actions.ts): the same rules, and a
+// service (services/shops/api-keys.ts): the same rules, and a
 // revocation that reaches every instance before the page answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { NameInput } from '../../schemas/operator.js'
-import { apiKeyActions } from '../internal/api-keys/actions.js'
+import { apiKeyService } from '../../services/shops/api-keys.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -13,7 +13,7 @@ import { formErrors, type PageData } from './render.js'
 type Params = { id: string }
 
 export default async function apiKeysPage (fastify: FastifyInstance) {
-  const actions = apiKeyActions(fastify)
+  const actions = apiKeyService(fastify)
 
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}, status = 200) {
     const keys = await actions.list(request.portalSession!.shopId)

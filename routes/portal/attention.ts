@@ -1,7 +1,7 @@
 // The Needs attention page (docs/portal.md), where a session lands: what needs the
 // seller, counted now (db/portal/attention.ts), each count linking to its list.
 import type { FastifyInstance } from 'fastify'
-import { attentionCounts } from '../../db/portal/attention.js'
+import { attentionCounts } from '../../services/portal/service.js'
 
 export default async function attentionPage (fastify: FastifyInstance) {
   fastify.get('/', async function needsAttention (request, reply) {

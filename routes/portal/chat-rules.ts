@@ -2,14 +2,14 @@
 // rules with their trigger in words, whether enabled, how often they fired; add
 // and edit with the placeholders listed beside the text and a preview against one
 // of the shop's recent orders; enable, disable, delete after a confirmation. Every
-// change goes through the /v1 calls' own actions (routes/v1/chat-rules/actions.ts).
+// change goes through the /v1 calls' own service (services/chat-rules/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { recentOrders } from '../../db/chat-rules/preview.js'
-import type { ChatRule } from '../../db/chat-rules/rules.js'
+import { recentOrders } from '../../services/chat-rules/service.js'
+import type { ChatRule } from '../../services/chat-rules/service.js'
 import { claimPlaceholders, FIELD_PREFIX, orderPlaceholders } from '../../domain/chat-rule-template.js'
 import { chatRuleTriggers } from '../../domain/chat-rules.js'
 import { ChatRuleBody, ChatRulePreviewBody } from '../../schemas/chat-rules.js'
-import { chatRuleActions } from '../v1/chat-rules/actions.js'
+import { chatRuleService } from '../../services/chat-rules/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -73,7 +73,7 @@ const defaults = valuesOf({
 })
 
 export default async function chatRulesPage (fastify: FastifyInstance) {
-  const actions = chatRuleActions(fastify)
+  const actions = chatRuleService(fastify)
   const placeholders = { order: orderPlaceholders, claim: claimPlaceholders, field: `${FIELD_PREFIX}…` }
   const shared = { section: 'chat-rules' as const, triggers: chatRuleTriggers, placeholders }
 

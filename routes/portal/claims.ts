@@ -2,15 +2,15 @@
 // waiting for an answer (open and escalated) first, then the settled ones, each
 // list newest first and paged. Replace (from stock) answers at once; refund and
 // reject ask first (they cannot be undone), reject with the note the buyer reads.
-// Every answer goes through the /v1 calls' own actions (routes/v1/claims/actions.ts);
+// Every answer goes through the /v1 calls' own service (services/claims/);
 // the Activity page records which claim was answered how, never a value.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { getProduct } from '../../db/catalog/products.js'
-import type { Claim } from '../../db/claims/row.js'
+import { getProduct } from '../../services/catalog/service.js'
 import { claimActions as allowedFrom, type ClaimStatus } from '../../domain/claims.js'
 import type { ApiError } from '../../domain/errors.js'
 import { RefundClaimBody, RejectClaimBody } from '../../schemas/claims.js'
-import { claimActions } from '../v1/claims/actions.js'
+import { getClaimForShop, listClaimsForShop, type Claim } from '../../services/claims/read.js'
+import { refundClaim, rejectClaim, replaceClaim } from '../../services/claims/settle.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -37,8 +37,6 @@ export const answersFor = (status: ClaimStatus) => ({
 })
 
 export default async function claimsPage (fastify: FastifyInstance) {
-  const actions = claimActions(fastify)
-
   async function productTitles (shopId: string, claims: Claim[]): Promise<Record<string, string>> {
     const ids = [...new Set(claims.map((claim) => claim.productId))]
     const products = await Promise.all(ids.map((id) => getProduct(fastify.db, shopId, id)))
@@ -51,8 +49,9 @@ export default async function claimsPage (fastify: FastifyInstance) {
     const waitingAfter = cursorOf(query, 'waitingAfter')
     const after = cursorOf(query, 'after')
     const [waiting, settled] = await Promise.all([
-      actions.list(shopId, { status: WAITING.join(','), limit: CLAIMS_PER_PAGE, after: waitingAfter }),
-      actions.list(shopId, { status: SETTLED.join(','), limit: CLAIMS_PER_PAGE, after })
+      listClaimsForShop(fastify, shopId,
+        { status: WAITING.join(','), limit: CLAIMS_PER_PAGE, after: waitingAfter }),
+      listClaimsForShop(fastify, shopId, { status: SETTLED.join(','), limit: CLAIMS_PER_PAGE, after })
     ])
     return reply.portalPage(
       'claims',
@@ -81,7 +80,7 @@ export default async function claimsPage (fastify: FastifyInstance) {
     status = 200
   ) {
     const { shopId } = request.portalSession!
-    const claim = await actions.get(shopId, request.params.id)
+    const claim = await getClaimForShop(fastify, shopId, request.params.id)
     return reply.portalPage(
       'claim-confirm',
       {
@@ -110,7 +109,7 @@ export default async function claimsPage (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/replace', async function replaceFromStock (request, reply) {
     const session = request.portalSession!
-    const replaced = await attempt(() => actions.replace(session.shopId, request.params.id, null))
+    const replaced = await attempt(() => replaceClaim(fastify, session.shopId, request.params.id, null))
     if (!replaced.ok) return refused(request, reply, replaced.error)
     const { claim } = replaced.value
     const order = claim.orderId.slice(0, 8)
@@ -131,9 +130,9 @@ export default async function claimsPage (fastify: FastifyInstance) {
       const done = await attempt(async () => {
         if (answer === 'refund') {
           const body = validated(RefundClaimBody, note.trim() === '' ? {} : { note })
-          return actions.refund(session.shopId, request.params.id, body)
+          return refundClaim(fastify, session.shopId, request.params.id, body)
         }
-        return actions.reject(session.shopId, request.params.id, validated(RejectClaimBody, { note }))
+        return rejectClaim(fastify, session.shopId, request.params.id, validated(RejectClaimBody, { note }))
       })
       if (!done.ok) {
         if (done.error.statusCode !== 400) return refused(request, reply, done.error)

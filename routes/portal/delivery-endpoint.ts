@@ -2,13 +2,13 @@
 // (set, change, rotate its secret, delete: the irreversible steps after a
 // confirmation), the test call with its result, and the recent delivery
 // requests with every attempt. Changes go through the /v1 calls' own actions
-// (routes/v1/delivery-endpoint/actions.ts).
+// (services/delivery-endpoint/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { listRecentDeliveryRequests } from '../../db/delivery-endpoint/requests.js'
-import { listProducts } from '../../db/catalog/products.js'
+import { listRecentDeliveryRequests } from '../../services/delivery-endpoint/service.js'
+import { listProducts } from '../../services/catalog/service.js'
 import { DeliveryEndpointBody, DeliveryTestBody } from '../../schemas/delivery-endpoint.js'
 import { clientGone } from '../../lib/client-gone.js'
-import { deliveryEndpointActions, deliveryEndpointNotFound } from '../v1/delivery-endpoint/actions.js'
+import { deliveryEndpointService, deliveryEndpointNotFound } from '../../services/delivery-endpoint/service.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -26,7 +26,7 @@ const testFields: FormFields = {
 const quantityOf = (value: string) => (/^\s*\d{1,7}\s*$/.test(value) ? Number(value) : value)
 
 export default async function deliveryEndpointPage (fastify: FastifyInstance) {
-  const actions = deliveryEndpointActions(fastify)
+  const actions = deliveryEndpointService(fastify)
 
   async function page (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}, status = 200) {
     const { shopId } = request.portalSession!

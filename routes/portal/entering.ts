@@ -11,8 +11,7 @@
 // RATE_LIMIT_WINDOW_MS, windows of its own): a token cannot be guessed, but each
 // opening is a database lookup, and nobody may turn the link into database load.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { enterWithLink, findOpenableLink } from '../../db/portal/links.js'
-import { endSession, touchLiveSession } from '../../db/portal/sessions.js'
+import { endSession, enterWithLink, findOpenableLink, touchLiveSession } from '../../services/portal/service.js'
 import { ApiError } from '../../domain/errors.js'
 import { isWellFormedLinkToken, isWellFormedSessionToken } from '../../domain/portal-token.js'
 import { limitPerClientIp } from '../../plugins/client-ip-rate-limit.js'

@@ -2,7 +2,7 @@
 // locale until then). It changes no shop setting, so a read-only session may too.
 // htmx reloads the page the switch was on (HX-Redirect), so all of it changes.
 import type { FastifyInstance } from 'fastify'
-import { setSessionLocale } from '../../db/portal/sessions.js'
+import { setSessionLocale } from '../../services/portal/service.js'
 import { PORTAL_LOCALES, type PortalLocale } from '../../domain/portal-token.js'
 import { validationError } from '../../domain/errors.js'
 

@@ -3,7 +3,7 @@
 // those whose buyer wrote last), each bad value said at its field in the
 // session's language; then a page of 50 after the address's cursor.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { listAutomatedProducts, listPortalOrders, type PortalOrderFilter } from '../../db/portal/orders.js'
+import { listAutomatedProducts, listPortalOrders, type PortalOrderFilter } from '../../services/portal/service.js'
 import { isUuid } from '../../domain/ids.js'
 import { orderStatuses, type OrderStatus } from '../../domain/order-transitions.js'
 import { list, type Form } from './forms.js'

@@ -5,16 +5,12 @@
 // request and chat. Reply, take, deliver and cancel call the very db functions
 // the /v1 routes call (routes/v1/orders, routes/v1/messages): no write path of its own.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { listChatRules } from '../../db/chat-rules/rules.js'
-import { findDeliveryRequest } from '../../db/delivery-endpoint/requests.js'
-import { postMessage, listMessages } from '../../db/orders/messages.js'
-import { cancelOrder, deliverOrder, getOrder, takeOrder } from '../../db/orders/orders.js'
-import { orderView } from '../../db/orders/row.js'
-import { listOrderClaims, listOrderEvents } from '../../db/portal/orders.js'
-import { revealOrder } from '../../domain/delivered-values.js'
+import { listChatRules } from '../../services/chat-rules/service.js'
+import { findDeliveryRequest } from '../../services/delivery-endpoint/service.js'
+import * as orderService from '../../services/orders/service.js'
+import { listOrderClaims, listOrderEvents } from '../../services/portal/service.js'
 import type { ApiError } from '../../domain/errors.js'
 import { isUuid } from '../../domain/ids.js'
-import { deliveredValuesFrom } from '../../domain/order-transitions.js'
 import { previewOf } from '../../domain/stock-cipher.js'
 import { MessageBody } from '../../schemas/messages.js'
 import { CancelBody, DeliverBody } from '../../schemas/orders.js'
@@ -44,13 +40,12 @@ export default async function ordersPages (fastify: FastifyInstance) {
   ) {
     const { shopId } = request.portalSession!
     const id = request.params.id
-    const row = await getOrder(db, id, { shopId })
-    const order = revealOrder(orderView(row), fastify.stockCipher)
+    const order = await orderService.getShopOrder(fastify, shopId, id)
     const [events, claims, delivery, messages, rules] = await Promise.all([
       listOrderEvents(db, shopId, id),
       listOrderClaims(db, shopId, id),
       findDeliveryRequest(db, shopId, id),
-      listMessages(db, shopId, id, undefined, MESSAGES_SHOWN),
+      orderService.listMessages(db, shopId, id, undefined, MESSAGES_SHOWN),
       listChatRules(db, shopId)
     ])
     return reply.portalPage('order', {
@@ -91,7 +86,7 @@ export default async function ordersPages (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/reveal', async function revealCodes (request, reply) {
     if (!isUuid(request.params.id)) return reply.callNotFound()
-    await getOrder(db, request.params.id, { shopId: request.portalSession!.shopId })
+    await orderService.getShopOrder(fastify, request.portalSession!.shopId, request.params.id)
     await recordPortalAction(fastify, request, 'order.revealed', { order: shortId(request.params.id) })
     reply.header('cache-control', 'no-store')
     return orderPage(request, reply, { revealed: true })
@@ -101,14 +96,15 @@ export default async function ordersPages (fastify: FastifyInstance) {
     const { shopId } = request.portalSession!
     const message = text(formOf(request.body), 'text')
     const posted = await attempt(() =>
-      postMessage(db, request.params.id, { shopId }, 'seller', validated(MessageBody, { text: message }).text))
+      orderService.postSellerMessage(fastify, shopId, request.params.id,
+        validated(MessageBody, { text: message }).text))
     if (!posted.ok) return refused(request, reply, posted.error, replyFields, 'text', { text: message })
     await recordPortalAction(fastify, request, 'order.replied', { order: shortId(request.params.id) })
     return orderPage(request, reply, { notice: notice(request, 'order.sent') })
   })
 
   fastify.post<{ Params: Params }>('/:id/take', async function take (request, reply) {
-    const taken = await attempt(() => takeOrder(db, request.portalSession!.shopId, request.params.id))
+    const taken = await attempt(() => orderService.takeOrder(fastify, request.portalSession!.shopId, request.params.id))
     if (!taken.ok) return refused(request, reply, taken.error)
     await recordPortalAction(fastify, request, 'order.taken', { order: shortId(request.params.id) })
     return orderPage(request, reply, { notice: notice(request, 'order.takenNotice') })
@@ -116,8 +112,8 @@ export default async function ordersPages (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/deliver', async function deliver (request, reply) {
     const lines = text(formOf(request.body), 'values').split(/\r?\n/).map((line) => line.trim()).filter(Boolean)
-    const delivered = await attempt(() => deliverOrder(db, request.portalSession!.shopId, request.params.id,
-      deliveredValuesFrom(validated(DeliverBody, { values: lines })), fastify.stockCipher))
+    const delivered = await attempt(() => orderService.deliverOrder(fastify, request.portalSession!.shopId,
+      request.params.id, validated(DeliverBody, { values: lines })))
     if (!delivered.ok) {
       return refused(request, reply, delivered.error, deliverFields, 'values', { values: lines.join('\n') })
     }
@@ -127,7 +123,7 @@ export default async function ordersPages (fastify: FastifyInstance) {
 
   fastify.get<{ Params: Params }>('/:id/cancel', async function confirmCancel (request, reply) {
     if (!isUuid(request.params.id)) return reply.callNotFound()
-    const order = orderView(await getOrder(db, request.params.id, { shopId: request.portalSession!.shopId }))
+    const order = await orderService.getShopOrder(fastify, request.portalSession!.shopId, request.params.id)
     return reply.portalPage('order-cancel', {
       section: 'orders', title: 'order.cancelTitle', titleParams: { order: shortId(order.id) }, order, reason: ''
     })
@@ -135,8 +131,8 @@ export default async function ordersPages (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/cancel', async function cancel (request, reply) {
     const reason = text(formOf(request.body), 'reason')
-    const cancelled = await attempt(() => cancelOrder(db, request.portalSession!.shopId, request.params.id,
-      validated(CancelBody, reason.trim() === '' ? {} : { reason })?.reason))
+    const cancelled = await attempt(() => orderService.cancelOrder(fastify, request.portalSession!.shopId,
+      request.params.id, validated(CancelBody, reason.trim() === '' ? {} : { reason })))
     if (!cancelled.ok) return refused(request, reply, cancelled.error, cancelFields, 'reason', { reason })
     await recordPortalAction(fastify, request, 'order.cancelled', { order: shortId(request.params.id) })
     const amount = moneyFormatter(request.portalSession!.locale)(cancelled.value.amount)

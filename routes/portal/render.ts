@@ -3,7 +3,7 @@
 // the top and next to its field (the GOV.UK pattern). Pages answering a POST
 // tell htmx which address to show, so a reload never repeats the POST.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { badgeCounts } from '../../db/portal/attention.js'
+import { badgeCounts } from '../../services/portal/service.js'
 import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
 import { SESSION_IDLE_MS, type PortalLocale } from '../../domain/portal-token.js'

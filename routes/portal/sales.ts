@@ -4,7 +4,7 @@
 // shows the same figures). The query is checked by the API's own schema and rules
 // and answered by the same statement as GET /v1/stats/sales.
 import type { FastifyInstance } from 'fastify'
-import { salesStats } from '../../db/stats/sales.js'
+import { salesStats } from '../../services/stats/service.js'
 import { DEFAULT_SALES_TIME_ZONE, SALES_GROUPINGS, salesRange, type SalesGrouping } from '../../domain/sales-stats.js'
 import type { PortalLocale } from '../../domain/portal-token.js'
 import { SalesStatsQuery, type SalesStats } from '../../schemas/stats.js'

@@ -5,7 +5,7 @@
 // page answers the "session ended" page, anything else 401 SESSION_INVALID.
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { touchLiveSession, type PortalSession } from '../../db/portal/sessions.js'
+import { touchLiveSession, type PortalSession } from '../../services/portal/service.js'
 import { ApiError } from '../../domain/errors.js'
 import { isWellFormedSessionToken } from '../../domain/portal-token.js'
 

@@ -3,7 +3,7 @@
 // change limit does not count (change-limit.ts): always possible. The cookie is
 // cleared and the browser goes to a page saying the session ended.
 import type { FastifyInstance } from 'fastify'
-import { endSession } from '../../db/portal/sessions.js'
+import { endSession } from '../../services/portal/service.js'
 import { recordPortalAction } from './activity.js'
 
 export const SIGNED_OUT_PAGE = '/portal/signed-out'

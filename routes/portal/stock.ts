@@ -1,16 +1,16 @@
 // The Stock page (docs/portal.md): every product's counts and automatic
 // delivery; one product's counts, settings, upload (pasted or from a .txt file,
 // one code a line) and removal (after a confirmation; the removed codes are shown
-// once). Through the /v1 calls' own actions (routes/v1/stock/actions.ts); a code
+// once). Through the /v1 calls' own service (services/stock/service.ts); a code
 // is shown only by the removal's answer, never in a listing or the Activity page.
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isUtf8 } from 'node:buffer'
-import { getProduct, listProducts, type Product } from '../../db/catalog/products.js'
+import { getProduct, listProducts, type Product } from '../../services/catalog/service.js'
 import { STOCK_ADD_BODY_LIMIT } from '../../schemas/body-limits.js'
 import { AUTO_DELIVERY, StockAddBody, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
 import { ApiError, notFound, validationError } from '../../domain/errors.js'
-import { stockActions } from '../v1/stock/actions.js'
+import * as stockService from '../../services/stock/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -47,8 +47,6 @@ const pageNumber = (value: unknown) =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) && Number(value) >= 1 ? Number(value) : 1
 
 export default async function stockPage (fastify: FastifyInstance) {
-  const actions = stockActions(fastify)
-
   async function productOf (request: FastifyRequest<{ Params: Params }>): Promise<Product> {
     const product = await getProduct(fastify.db, request.portalSession!.shopId, request.params.id)
     if (!product) throw notFound('Product')
@@ -66,8 +64,8 @@ export default async function stockPage (fastify: FastifyInstance) {
     const after = (request.query as Record<string, unknown>).after
     const cursor = request.method === 'GET' && typeof after === 'string' && after.length <= 32 ? after : undefined
     const [stock, items] = await Promise.all([
-      actions.get(shopId, product.id),
-      actions.list(shopId, product.id, { status: 'available', limit: ITEMS_PER_PAGE, after: cursor })
+      stockService.getStock(fastify, shopId, product.id),
+      stockService.listItems(fastify, shopId, product.id, { status: 'available', limit: ITEMS_PER_PAGE, after: cursor })
     ])
     const options = new Map(stock.options.map((o) => [o.optionId, o.label]))
     return reply.portalPage(
@@ -98,7 +96,7 @@ export default async function stockPage (fastify: FastifyInstance) {
       archived: false
     })
     const rows = await Promise.all(
-      products.map(async (product) => ({ product, stock: await actions.get(shopId, product.id) }))
+      products.map(async (product) => ({ product, stock: await stockService.getStock(fastify, shopId, product.id) }))
     )
     return reply.portalPage('stock', {
       section: 'stock',
@@ -120,7 +118,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     status = 200
   ) {
     const product = await productOf(request)
-    const stock = await actions.get(request.portalSession!.shopId, product.id)
+    const stock = await stockService.getStock(fastify, request.portalSession!.shopId, product.id)
     return reply.portalPage(
       'stock-upload',
       {
@@ -206,7 +204,7 @@ export default async function stockPage (fastify: FastifyInstance) {
               { path: 'body.values', message: t('stock.nothingToUpload') }
             ])
           }
-          return actions.add(session.shopId, request.params.id, validated(StockAddBody, body))
+          return stockService.addStockItems(fastify, session.shopId, request.params.id, validated(StockAddBody, body))
         })
         if (!added.ok) {
           if (added.error.statusCode === 404) throw added.error
@@ -245,7 +243,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     status = 200
   ) {
     const product = await productOf(request)
-    const stock = await actions.get(request.portalSession!.shopId, product.id)
+    const stock = await stockService.getStock(fastify, request.portalSession!.shopId, product.id)
     const shown =
       values === null
         ? {
@@ -288,7 +286,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     const session = request.portalSession!
     const t = translator(session.locale)
     const form = formOf(request.body)
-    const current = await actions.get(session.shopId, request.params.id)
+    const current = await stockService.getStock(fastify, session.shopId, request.params.id)
     const yesNo = (name: string) => {
       const value = text(form, name)
       return value === 'true' ? true : value === 'false' ? false : value
@@ -302,7 +300,7 @@ export default async function stockPage (fastify: FastifyInstance) {
       ...(optionFieldId === current.optionFieldId ? {} : { optionFieldId })
     }
     const saved = await attempt(() =>
-      actions.update(session.shopId, request.params.id, validated(StockPatchBody, body))
+      stockService.updateStock(fastify, session.shopId, request.params.id, validated(StockPatchBody, body))
     )
     if (!saved.ok) {
       if (saved.error.statusCode === 404) throw saved.error
@@ -345,7 +343,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     const session = request.portalSession!
     const ids = list(formOf(request.body), 'ids')
     const removed = await attempt(() =>
-      actions.remove(session.shopId, request.params.id, validated(StockRemoveBody, { ids }).ids)
+      stockService.removeItems(fastify, session.shopId, request.params.id, validated(StockRemoveBody, { ids }).ids)
     )
     if (!removed.ok) {
       if (removed.error.statusCode === 404) throw removed.error

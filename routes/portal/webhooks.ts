@@ -1,12 +1,12 @@
 // The Webhooks page (docs/portal.md): the shop's endpoints; one endpoint's
 // settings, test, secret rotation and deletion (each irreversible step after a
 // confirmation), and its delivery log with retries. Every change goes through the
-// /v1 calls' own actions (routes/v1/webhook-endpoints/actions.ts).
+// /v1 calls' own service (services/webhooks/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'
+import { MAX_ENDPOINTS_PER_SHOP } from '../../services/webhooks/service.js'
 import { eventTypes } from '../../domain/event-types.js'
 import { EndpointCreateBody, EndpointPatchBody } from '../../schemas/webhooks.js'
-import { webhookEndpointActions, type EndpointView } from '../v1/webhook-endpoints/actions.js'
+import { webhookEndpointService, type EndpointView } from '../../services/webhooks/service.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -37,7 +37,7 @@ const valuesOf = (endpoint: EndpointView) => ({
 })
 
 export default async function webhooksPage (fastify: FastifyInstance) {
-  const actions = webhookEndpointActions(fastify)
+  const actions = webhookEndpointService(fastify)
   const shared = { section: 'webhooks' as const, eventTypes, maxEndpoints: MAX_ENDPOINTS_PER_SHOP }
 
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}) {

@@ -16,7 +16,7 @@ import { orderJson } from '../../db/orders/row.js'
 import { run as runSql } from '../../db/core/sql.js'
 import { isoTime } from '../../db/core/time.js'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../../domain/api-key.js'
-import { seedDemoShop } from '../../lib/embedded/demo.js'
+import { seedDemoShop } from '../../services/embedded/demo.js'
 
 /** The sales statistics' statement, for the plans `npm run bench:stats` prints. */
 export { salesStatsSql } from '../../db/stats/sales.js'

@@ -17,7 +17,7 @@ import { startReceiver } from '../fixtures/webhook-receiver.js'
 import { testRedisPrefix } from '../fixtures/databases.js'
 import { leaked, pgDump, redisSnapshot, secretValue } from '../fixtures/secrets-at-rest.js'
 import { build, createShop, fileDatabaseUrl } from '../helper.js'
-import { webhookBody } from '../../webhooks/body.js'
+import { webhookBody } from '../../services/webhooks/body.js'
 
 t.test('a whole life of orders leaves no value in a database dump or in Redis', async (t) => {
   const stockValues = [secretValue('stock-1'), secretValue('stock-2'), secretValue('stock-3')]

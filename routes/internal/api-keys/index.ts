@@ -3,12 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Envelope, ErrorBody, Id, SecretString } from '../../../schemas/common.js'
 import { ApiKeySchema, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
-import { apiKeyActions } from './actions.js'
+import { apiKeyService } from '../../../services/shops/api-keys.js'
 
 const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
 
 const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = apiKeyActions(fastify)
+  const actions = apiKeyService(fastify)
 
   fastify.post('/:shopId/api-keys', {
     schema: {

@@ -1,7 +1,7 @@
 // POST /internal/v1/categories: add a marketplace leaf category with its filters.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createCategory } from '../../../db/catalog/categories.js'
+import { createCategory } from '../../../services/catalog/service.js'
 import { CategoryInputSchema, CategorySchema } from '../../../schemas/catalog.js'
 import { CATEGORY_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'

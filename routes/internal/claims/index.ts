@@ -3,15 +3,13 @@
 // escalated claim. Idempotency keys are scoped to the operator token.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { claimNotFound } from '../../../db/claims/lock.js'
-import { openClaim } from '../../../db/claims/open.js'
-import { escalateClaim, resolveClaim } from '../../../db/claims/operator.js'
-import { claimText, MAX_CLAIM_NOTE } from '../../../domain/claims.js'
+import { claimNotFound } from '../../../domain/claims.js'
+import { openClaim } from '../../../services/claims/open.js'
+import { escalateClaim, resolveClaim } from '../../../services/claims/operator.js'
 import { ClaimData, ClaimSchema, EscalateClaimBody, OpenClaimBody, ResolveClaimBody } from '../../../schemas/claims.js'
 import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
 import { internalSecurity } from '../../../schemas/operator.js'
 import { OrderSchema } from '../../../schemas/orders.js'
-import { revealOrder } from '../../../domain/delivered-values.js'
 
 const errors = {
   400: Type.Ref(ErrorBody),
@@ -22,9 +20,6 @@ const errors = {
 }
 
 const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { config } = fastify
-  const settings = { responseSeconds: config.CLAIM_RESPONSE_SECONDS, windowDays: config.CLAIM_WINDOW_DAYS }
-
   fastify.post('/orders/:id/claims', {
     config: { idempotent: true },
     schema: {
@@ -43,7 +38,7 @@ const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 201: Envelope(ClaimData), ...errors }
     }
   }, async function open (request, reply) {
-    const claim = await openClaim(fastify.db, request.params.id, request.body, settings, fastify.stockCipher)
+    const claim = await openClaim(fastify, request.params.id, request.body)
     return reply.code(201).send({ success: true as const, data: { claim } })
   })
 
@@ -62,7 +57,7 @@ const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(ClaimData), ...errors }
     }
   }, async function escalate (request) {
-    const claim = await escalateClaim(fastify.db, request.params.id, request.body?.text, config.CLAIM_WINDOW_DAYS)
+    const claim = await escalateClaim(fastify, request.params.id, request.body?.text)
     return { success: true as const, data: { claim } }
   })
 
@@ -80,12 +75,8 @@ const operatorClaimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(Type.Object({ claim: ClaimSchema, order: Type.Optional(OrderSchema) })), ...errors }
     }
   }, async function resolve (request) {
-    const note = request.body.note === undefined ? null : claimText(request.body.note, 'body.note', MAX_CLAIM_NOTE)
-    const { claim, order } = await resolveClaim(fastify.db, request.params.id, request.body.outcome, note)
-    return {
-      success: true as const,
-      data: { claim, ...(order ? { order: revealOrder(order, fastify.stockCipher) } : {}) }
-    }
+    const { claim, order } = await resolveClaim(fastify, request.params.id, request.body.outcome, request.body.note)
+    return { success: true as const, data: { claim, ...(order ? { order } : {}) } }
   })
 }
 

@@ -1,8 +1,8 @@
 // PUT /internal/v1/shops/{shopId}/currency-rates/{code}: set a shop's rate.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { currencyRateView, upsertCurrencyRate } from '../../../db/catalog/currency-rates.js'
-import { findShop } from '../../../db/shops/shops.js'
+import { currencyRateView, upsertCurrencyRate } from '../../../services/catalog/service.js'
+import { findShop } from '../../../services/shops/service.js'
 import { rateToDecimal } from '../../../domain/money.js'
 import { notFound, validationError } from '../../../domain/errors.js'
 import { CurrencyCodeSchema, CurrencyRateInputSchema, CurrencyRateSchema } from '../../../schemas/catalog.js'

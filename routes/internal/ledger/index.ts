@@ -1,8 +1,8 @@
 // GET /internal/v1/shops/{shopId}/ledger: a shop's money movements and balance.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { ledgerView, listLedgerEntries } from '../../../db/orders/ledger.js'
-import { findShop } from '../../../db/shops/shops.js'
+import { ledgerView, listLedgerEntries } from '../../../services/orders/service.js'
+import { findShop } from '../../../services/shops/service.js'
 import { notFound } from '../../../domain/errors.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
 import { ShopParams, internalSecurity } from '../../../schemas/operator.js'

@@ -2,10 +2,8 @@
 // the service (docs/api-rules.md, the operator API): purchase, chat as the buyer, confirm receipt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { postBuyerMessage as postAndAnswer } from '../../../db/chat-rules/buyer-messages.js'
-import { confirmOrder } from '../../../db/orders/orders.js'
-import { createPurchase } from '../../../db/orders/purchase.js'
-import { revealOrder } from '../../../domain/delivered-values.js'
+import { postBuyerMessage as postAndAnswer } from '../../../services/chat-rules/buyer-messages.js'
+import * as orderService from '../../../services/orders/service.js'
 import { PURCHASE_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { Envelope, ErrorBody, IdParams } from '../../../schemas/common.js'
 import { MessageBody, MessageSchema } from '../../../schemas/messages.js'
@@ -33,13 +31,10 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 201: OrderEnvelope, ...errors }
     }
   }, async function purchase (request, reply) {
-    const order = await createPurchase(fastify.db, request.body, {
-      cipher: fastify.stockCipher,
-      // The order is recorded paid and waits: never a value the key could not authenticate.
-      onStockUnreadable: (err) => request.log.error({ err: { message: err.message } },
-        'stock unreadable: the order waits')
-    })
-    return reply.code(201).send({ success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } })
+    // The order is recorded paid and waits: never a value the key could not authenticate.
+    const order = await orderService.purchase(fastify, request.body, (err) =>
+      request.log.error({ err: { message: err.message } }, 'stock unreadable: the order waits'))
+    return reply.code(201).send({ success: true as const, data: { order } })
   })
 
   fastify.post('/:id/messages', {
@@ -55,7 +50,7 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 201: Envelope(Type.Object({ message: MessageSchema })), ...errors }
     }
   }, async function postBuyerMessage (request, reply) {
-    const message = await postAndAnswer(fastify.db, request.params.id, request.body.text)
+    const message = await postAndAnswer(fastify, request.params.id, request.body.text)
     return reply.code(201).send({ success: true as const, data: { message } })
   })
 
@@ -71,8 +66,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: OrderEnvelope, ...errors, 409: Type.Ref(ErrorBody) }
     }
   }, async function confirm (request) {
-    const order = await confirmOrder(fastify.db, request.params.id)
-    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
+    const order = await orderService.confirmOrder(fastify, request.params.id)
+    return { success: true as const, data: { order } }
   })
 }
 

@@ -2,9 +2,8 @@
 // shop's portal, and ending every portal session of a shop.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createPortalLink, voidUnusedLinks } from '../../../db/portal/links.js'
-import { endShopSessions } from '../../../db/portal/sessions.js'
-import { findShop } from '../../../db/shops/shops.js'
+import { createPortalLink, endShopSessions, voidUnusedLinks } from '../../../services/portal/service.js'
+import { findShop } from '../../../services/shops/service.js'
 import { LINK_TTL } from '../../../domain/portal-token.js'
 import { notFound } from '../../../domain/errors.js'
 import { Envelope, ErrorBody, OptionalBody } from '../../../schemas/common.js'

@@ -1,7 +1,7 @@
 // POST /internal/v1/shops: create a shop.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createShop } from '../../../db/shops/shops.js'
+import { createShop } from '../../../services/shops/service.js'
 import { Envelope, ErrorBody } from '../../../schemas/common.js'
 import { internalSecurity, NameInput, ShopSchema } from '../../../schemas/operator.js'
 

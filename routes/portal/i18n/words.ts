@@ -13,8 +13,8 @@ import type { Order } from '../../../schemas/orders.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
-import type { DeliveryRequestStatus } from '../../../db/delivery-endpoint/requests.js'
-import type { AutoDelivery } from '../../../db/stock/take.js'
+import type { DeliveryRequestStatus } from '../../../domain/delivery-answer.js'
+import type { AutoDelivery } from '../../../domain/stock-rules.js'
 
 /** What the portal records in the shop's activity log (routes/portal/activity.ts). */
 export const ACTIVITY_ACTIONS = [

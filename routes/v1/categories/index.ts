@@ -1,7 +1,7 @@
 // GET /v1/categories: the leaf categories a product can be placed in.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { listCategories } from '../../../db/catalog/categories.js'
+import { listCategories } from '../../../services/catalog/service.js'
 import { CategorySchema } from '../../../schemas/catalog.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 

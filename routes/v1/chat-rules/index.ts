@@ -6,12 +6,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { MAX_RULES_PER_SHOP } from '../../../domain/chat-rules.js'
 import { isUuid } from '../../../domain/ids.js'
-import { ruleNotFound } from '../../../db/chat-rules/rules.js'
+import { ruleNotFound } from '../../../services/chat-rules/service.js'
 import {
   ChatRuleBody, ChatRuleData, ChatRuleList, ChatRulePreview, ChatRulePreviewBody
 } from '../../../schemas/chat-rules.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
-import { chatRuleActions } from './actions.js'
+import { chatRuleService } from '../../../services/chat-rules/service.js'
 
 const RuleEnvelope = Envelope(ChatRuleData)
 const bodyNote = 'Checked against the trigger: `keywords`, `cooldownSeconds` and `callSeller` only for ' +
@@ -20,7 +20,7 @@ const bodyNote = 'Checked against the trigger: `keywords`, `cooldownSeconds` and
   'their defaults.'
 
 const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = chatRuleActions(fastify)
+  const actions = chatRuleService(fastify)
 
   // A path id that is not an id names nothing: NOT_FOUND, before schema validation would call it a validation error.
   fastify.addHook('preValidation', async function rejectMalformedIds (request) {

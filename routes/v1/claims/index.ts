@@ -1,16 +1,17 @@
 // /v1/claims: the shop's side of claims (docs/claims.md) — list, read, and the
 // three answers: replace (from stock or with given values), refund, reject.
 // Only claims of orders visible through /v1 (products with automation) are
-// here; the rules live in domain/claims.ts and db/claims/, what each call does in
-// actions.ts (shared with the portal's Claims page).
+// here; the rules live in domain/claims.ts, what each call does in
+// services/claims/ (shared with the portal's Claims page and the operator API).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
   ClaimData, ClaimListQuery, ClaimOrderData, ClaimPage, RefundClaimBody, RejectClaimBody, ReplaceClaimBody
 } from '../../../schemas/claims.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
-import { claimNotFound } from '../../../db/claims/lock.js'
-import { claimActions } from './actions.js'
+import { claimNotFound } from '../../../domain/claims.js'
+import { getClaimForShop, listClaimsForShop } from '../../../services/claims/read.js'
+import { refundClaim, rejectClaim, replaceClaim } from '../../../services/claims/settle.js'
 
 const actionResponses = (data: typeof ClaimData | typeof ClaimOrderData) =>
   ({ 200: Envelope(data), ...CommonErrors, 409: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) })
@@ -18,8 +19,6 @@ const idempotencyNote = 'Honours `Idempotency-Key`. Of concurrent actions on one
   'others get 409 CLAIM_INVALID_STATUS.'
 
 const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = claimActions(fastify)
-
   fastify.get('/', {
     schema: {
       operationId: 'listClaims',
@@ -32,7 +31,8 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(ClaimPage), ...CommonErrors }
     }
   }, async function listShopClaims (request) {
-    return { success: true as const, data: await actions.list(request.apiKey!.shopId, request.query) }
+    const page = await listClaimsForShop(fastify, request.apiKey!.shopId, request.query)
+    return { success: true as const, data: page }
   })
 
   fastify.get('/:id', {
@@ -47,7 +47,8 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(ClaimData), ...CommonErrors }
     }
   }, async function getShopClaim (request) {
-    return { success: true as const, data: { claim: await actions.get(request.apiKey!.shopId, request.params.id) } }
+    const claim = await getClaimForShop(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { claim } }
   })
 
   fastify.post('/:id/replace', {
@@ -68,7 +69,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: actionResponses(ClaimOrderData)
     }
   }, async function replace (request) {
-    const data = await actions.replace(request.apiKey!.shopId, request.params.id, request.body)
+    const data = await replaceClaim(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return { success: true as const, data }
   })
 
@@ -88,7 +89,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: actionResponses(ClaimOrderData)
     }
   }, async function refund (request) {
-    const data = await actions.refund(request.apiKey!.shopId, request.params.id, request.body)
+    const data = await refundClaim(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return { success: true as const, data }
   })
 
@@ -106,7 +107,7 @@ const claimsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: actionResponses(ClaimData)
     }
   }, async function reject (request) {
-    const data = await actions.reject(request.apiKey!.shopId, request.params.id, request.body)
+    const data = await rejectClaim(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return { success: true as const, data }
   })
 }

@@ -1,7 +1,7 @@
 // GET /v1/currency-rates: the currency rates the shop has defined.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { currencyRateView, listCurrencyRates } from '../../../db/catalog/currency-rates.js'
+import { currencyRateView, listCurrencyRates } from '../../../services/catalog/service.js'
 import { CurrencyRateSchema } from '../../../schemas/catalog.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 

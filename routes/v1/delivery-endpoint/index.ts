@@ -10,12 +10,12 @@ import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.
 import {
   DeliveryEndpointBody, DeliveryEndpointSchema, DeliveryEndpointSecret, DeliveryTestBody, DeliveryTestResult
 } from '../../../schemas/delivery-endpoint.js'
-import { deliveryEndpointActions, deliveryEndpointNotFound } from './actions.js'
+import { deliveryEndpointService, deliveryEndpointNotFound } from '../../../services/delivery-endpoint/service.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ deliveryEndpoint: DeliveryEndpointSchema }))
 
 const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = deliveryEndpointActions(fastify)
+  const actions = deliveryEndpointService(fastify)
 
   fastify.get('/', {
     schema: {

@@ -3,8 +3,8 @@
 // failed one while the order is still paid.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { findDeliveryRequest, retryDeliveryRequest } from '../../../db/delivery-endpoint/requests.js'
-import { getOrder } from '../../../db/orders/orders.js'
+import { findDeliveryRequest, retryDeliveryRequest } from '../../../services/delivery-endpoint/service.js'
+import { getShopOrder } from '../../../services/orders/service.js'
 import { ApiError } from '../../../domain/errors.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { DeliveryRequestSchema } from '../../../schemas/delivery-endpoint.js'
@@ -28,7 +28,7 @@ const deliveryRequestRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { shopId } = request.apiKey!
     const found = await findDeliveryRequest(fastify.db, shopId, request.params.id)
     if (!found) {
-      await getOrder(fastify.db, request.params.id, { shopId })
+      await getShopOrder(fastify, shopId, request.params.id)
       throw requestNotFound()
     }
     return { success: true as const, data: { deliveryRequest: found } }
@@ -62,7 +62,7 @@ const deliveryRequestRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     if (result.refused === 'no-endpoint') {
       throw new ApiError('NOT_FOUND', 'No delivery endpoint is registered: PUT /v1/delivery-endpoint first.')
     }
-    await getOrder(fastify.db, request.params.id, { shopId })
+    await getShopOrder(fastify, shopId, request.params.id)
     throw requestNotFound()
   })
 }

@@ -5,7 +5,7 @@
 // shared by the shop's held requests, or re-reads the feed itself.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { newestEventSeq, pageOf, readFeed, type FeedRead } from '../../../db/events/store.js'
+import { newestEventSeq, pageOf, readFeed, type FeedRead } from '../../../services/events/service.js'
 import { decodeEventCursor, encodeEventCursor } from '../../../domain/event-cursor.js'
 import { eventTypes, type EventType } from '../../../domain/event-types.js'
 import { revealEventData } from '../../../domain/delivered-values.js'

@@ -2,9 +2,7 @@
 // previous `nextCursor` to receive every new message exactly once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { listMessages, postMessage } from '../../../db/orders/messages.js'
-import { parseDateTime } from '../../../domain/date-time.js'
-import { notFound } from '../../../domain/errors.js'
+import * as orderService from '../../../services/orders/service.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { MessageBody, MessageList, MessageListQuery, MessageSchema } from '../../../schemas/messages.js'
 
@@ -24,13 +22,8 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(MessageList), ...CommonErrors }
     }
   }, async function readChat (request) {
-    const { limit } = request.query
-    // The instant as the API writes it (UTC, milliseconds), the same for the query and the echo.
-    const cursor = request.query.cursor === undefined ? undefined : parseDateTime(request.query.cursor)!.toISOString()
-    const messages = await listMessages(fastify.db, request.apiKey!.shopId, request.params.id, cursor, limit)
-    if (messages === undefined) throw notFound('Order')
-    const nextCursor = messages.at(-1)?.createdAt ?? cursor ?? null
-    return { success: true as const, data: { messages, nextCursor } }
+    const chat = await orderService.readChat(fastify, request.apiKey!.shopId, request.params.id, request.query)
+    return { success: true as const, data: chat }
   })
 
   fastify.post('/:id/messages', {
@@ -52,7 +45,7 @@ const messagesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function postSellerMessage (request, reply) {
-    const message = await postMessage(fastify.db, request.params.id, { shopId: request.apiKey!.shopId }, 'seller',
+    const message = await orderService.postSellerMessage(fastify, request.apiKey!.shopId, request.params.id,
       request.body.text)
     return reply.code(201).send({ success: true as const, data: { message } })
   })

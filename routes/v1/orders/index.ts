@@ -2,10 +2,7 @@
 // the shop's products with automation (`external: true`) are visible here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { orderView } from '../../../db/orders/row.js'
-import { cancelOrder, deliverOrder, getOrder, listOrders, takeOrder } from '../../../db/orders/orders.js'
-import { deliveredValuesFrom, type OrderStatus } from '../../../domain/order-transitions.js'
-import { revealOrder } from '../../../domain/delivered-values.js'
+import * as orderService from '../../../services/orders/service.js'
 import { DELIVER_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
 import { CancelBody, DeliverBody, OrderListQuery, OrderSchema } from '../../../schemas/orders.js'
@@ -42,15 +39,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function listShopOrders (request) {
-    const { status, productId, page, limit, sort } = request.query
-    const statuses = [...new Set(status.split(','))] as OrderStatus[]
-    const { orders, total } = await listOrders(fastify.db, request.apiKey!.shopId,
-      { statuses, productId, page, limit, sort })
-    const cipher = fastify.stockCipher
-    return {
-      success: true as const,
-      data: { orders: orders.map((order) => revealOrder(order, cipher)), total, page, limit }
-    }
+    const page = await orderService.listShopOrders(fastify, request.apiKey!.shopId, request.query)
+    return { success: true as const, data: page }
   })
 
   fastify.get('/:id', {
@@ -65,8 +55,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: OrderEnvelope, ...CommonErrors }
     }
   }, async function getShopOrder (request) {
-    const order = await getOrder(fastify.db, request.params.id, { shopId: request.apiKey!.shopId })
-    return { success: true as const, data: { order: revealOrder(orderView(order), fastify.stockCipher) } }
+    const order = await orderService.getShopOrder(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { order } }
   })
 
   fastify.post('/:id/take', {
@@ -83,8 +73,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: transitionResponses
     }
   }, async function take (request) {
-    const order = await takeOrder(fastify.db, request.apiKey!.shopId, request.params.id)
-    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
+    const order = await orderService.takeOrder(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { order } }
   })
 
   fastify.post('/:id/deliver', {
@@ -104,9 +94,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: transitionResponses
     }
   }, async function deliver (request) {
-    const order = await deliverOrder(fastify.db, request.apiKey!.shopId, request.params.id,
-      deliveredValuesFrom(request.body), fastify.stockCipher)
-    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
+    const order = await orderService.deliverOrder(fastify, request.apiKey!.shopId, request.params.id, request.body)
+    return { success: true as const, data: { order } }
   })
 
   fastify.post('/:id/cancel', {
@@ -125,10 +114,8 @@ const ordersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: transitionResponses
     }
   }, async function cancel (request) {
-    const restock = request.body?.restock === true ? { cipher: fastify.stockCipher } : undefined
-    const order = await cancelOrder(fastify.db, request.apiKey!.shopId, request.params.id, request.body?.reason,
-      restock)
-    return { success: true as const, data: { order: revealOrder(order, fastify.stockCipher) } }
+    const order = await orderService.cancelOrder(fastify, request.apiKey!.shopId, request.params.id, request.body)
+    return { success: true as const, data: { order } }
   })
 }
 

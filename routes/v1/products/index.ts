@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import {
   archiveProduct, createProduct, getProduct, listExternalProducts, listProducts,
   replaceProduct
-} from '../../../db/catalog/products.js'
+} from '../../../services/catalog/service.js'
 import { notFound } from '../../../domain/errors.js'
 import { PRODUCT_BODY_LIMIT } from '../../../schemas/body-limits.js'
 import { CommonErrors, Envelope, IdParams, sellerSecurity } from '../../../schemas/common.js'

@@ -2,7 +2,7 @@
 // (docs/sales-stats.md). The figures come from the orders and the ledger rows
 // themselves, in one statement (db/stats/sales.ts), so they agree with the money.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { salesStats } from '../../../db/stats/sales.js'
+import { salesStats } from '../../../services/stats/service.js'
 import { salesRange } from '../../../domain/sales-stats.js'
 import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.js'
 import { SalesStatsQuery, SalesStatsSchema } from '../../../schemas/stats.js'

@@ -9,14 +9,12 @@ import {
   RemovedStockItemSchema, StockAddBody, StockAddResult, StockItemListQuery, StockItemPage, StockPatchBody,
   StockRemoveBody, StockSchema
 } from '../../../schemas/stock.js'
-import { stockActions } from './actions.js'
+import * as stockService from '../../../services/stock/service.js'
 
 const StockEnvelope = Envelope(Type.Object({ stock: StockSchema }))
 const keyNote = 'Without `VALUES_ENCRYPTION_KEY` on a server database: 503 SERVICE_UNAVAILABLE naming it.'
 
 const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = stockActions(fastify)
-
   fastify.get('/:id/stock', {
     schema: {
       operationId: 'getStock',
@@ -29,7 +27,8 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: StockEnvelope, ...CommonErrors }
     }
   }, async function getStock (request) {
-    return { success: true as const, data: { stock: await actions.get(request.apiKey!.shopId, request.params.id) } }
+    const stock = await stockService.getStock(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { stock } }
   })
 
   fastify.patch('/:id/stock', {
@@ -47,7 +46,7 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: StockEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody) }
     }
   }, async function patchStock (request) {
-    const stock = await actions.update(request.apiKey!.shopId, request.params.id, request.body)
+    const stock = await stockService.updateStock(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return { success: true as const, data: { stock } }
   })
 
@@ -75,7 +74,7 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function addItems (request, reply) {
-    const result = await actions.add(request.apiKey!.shopId, request.params.id, request.body)
+    const result = await stockService.addStockItems(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return reply.code(201).send({ success: true as const, data: result })
   })
 
@@ -92,7 +91,7 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(StockItemPage), ...CommonErrors }
     }
   }, async function listItems (request) {
-    const page = await actions.list(request.apiKey!.shopId, request.params.id, request.query)
+    const page = await stockService.listItems(fastify, request.apiKey!.shopId, request.params.id, request.query)
     return { success: true as const, data: page }
   })
 
@@ -115,7 +114,7 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function removeItems (request) {
-    const items = await actions.remove(request.apiKey!.shopId, request.params.id, request.body.ids)
+    const items = await stockService.removeItems(fastify, request.apiKey!.shopId, request.params.id, request.body.ids)
     return { success: true as const, data: { items } }
   })
 }

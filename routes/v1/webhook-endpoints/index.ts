@@ -3,20 +3,20 @@
 // shop's endpoint or delivery, like an unknown one, is 404 NOT_FOUND.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { MAX_ENDPOINTS_PER_SHOP } from '../../../db/webhooks/endpoints.js'
+import { MAX_ENDPOINTS_PER_SHOP } from '../../../services/webhooks/service.js'
 import { isUuid } from '../../../domain/ids.js'
 import { CommonErrors, Envelope, IdParams, Nullable, sellerSecurity } from '../../../schemas/common.js'
 import {
   SendListQuery, SendParams, WebhookSendSchema, EndpointCreateBody, EndpointPatchBody, EndpointSchema, EndpointSecret
 } from '../../../schemas/webhooks.js'
-import { sendNotFound, endpointNotFound, webhookEndpointActions } from './actions.js'
+import { sendNotFound, endpointNotFound, webhookEndpointService } from '../../../services/webhooks/service.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema }))
 const SecretEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema, secret: EndpointSecret }))
 const SendEnvelope = Envelope(Type.Object({ delivery: WebhookSendSchema }))
 
 const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = webhookEndpointActions(fastify)
+  const actions = webhookEndpointService(fastify)
 
   // A path id that is not an id names nothing: NOT_FOUND, before schema validation
   // would call it a validation error.

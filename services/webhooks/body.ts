@@ -2,8 +2,8 @@
 // same TypeBox schemas that describe the events feed (schemas/events.ts), so a
 // webhook and a feed entry of one event carry the same data in the same shape.
 import fastJson from 'fast-json-stringify'
-import { DELIVERY_REQUEST_TYPE, eventTypes, WEBHOOK_TEST_EVENT } from '../domain/event-types.js'
-import { webhookBodySchema } from '../schemas/webhooks.js'
+import { DELIVERY_REQUEST_TYPE, eventTypes, WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
+import { webhookBodySchema } from '../../schemas/webhooks.js'
 
 const serializers = new Map([...eventTypes, WEBHOOK_TEST_EVENT,
   DELIVERY_REQUEST_TYPE].map((type) => [type, fastJson(webhookBodySchema(type))]))

@@ -3,12 +3,12 @@
 // reaches every instance before it answers. Called by the operator API's routes
 // and by the portal's API keys page alike.
 import type { FastifyInstance } from 'fastify'
-import { apiKeyView, createApiKey, listApiKeys } from '../../../db/shops/api-keys.js'
-import { findShop } from '../../../db/shops/shops.js'
-import { isUuid } from '../../../domain/ids.js'
-import { notFound } from '../../../domain/errors.js'
+import { apiKeyView, createApiKey, listApiKeys } from '../../db/shops/api-keys.js'
+import { findShop } from '../../db/shops/shops.js'
+import { isUuid } from '../../domain/ids.js'
+import { notFound } from '../../domain/errors.js'
 
-export function apiKeyActions (fastify: FastifyInstance) {
+export function apiKeyService (fastify: FastifyInstance) {
   async function requireShop (shopId: string) {
     if (!(await findShop(fastify.db, shopId))) throw notFound('Shop')
   }

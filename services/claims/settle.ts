@@ -1,33 +1,37 @@
 // The shop's answers to a claim (docs/claims.md) — replace, refund, reject —
 // each one transaction with its order change, ledger rows, stock changes,
-// events and chat message. The order of locks is the claim, the product, the
-// order, the shop (db/orders/claim-writes.ts); a second action on the claim
-// waits for the first and is refused with 409 CLAIM_INVALID_STATUS.
+// events and chat message; the operator's resolve and the deadline settle with
+// the same steps (refundLocked, rejectLocked). The order of locks is the claim,
+// the product, the order, the shop (db/claims/order-writes.ts); a second action
+// on the claim waits for the first and is refused with 409 CLAIM_INVALID_STATUS.
+import type { FastifyInstance } from 'fastify'
 import {
-  checkClaimAction, checkReplacementValues, claimMessages, replacedValues,
+  checkClaimAction, checkReplacementValues, claimMessages, claimText, MAX_CLAIM_NOTE, replacedValues,
   type ResolvedBy
 } from '../../domain/claims.js'
+import { revealOrder } from '../../domain/delivered-values.js'
 import { ApiError } from '../../domain/errors.js'
 import { orderTransitions } from '../../domain/order-transitions.js'
 import type { StockCipher } from '../../domain/stock-cipher.js'
-import type { StoredOrder } from '../orders/row.js'
-import type { Db, Tx } from '../core/client.js'
+import type { StockSignal } from '../../domain/stock-rules.js'
+import type { RefundClaimBody, RejectClaimBody, ReplaceClaimBody } from '../../schemas/claims.js'
+import type { Db, Tx } from '../../db/core/client.js'
+import { commitWith, pipelined, pipelinedTransaction } from '../../db/core/pipelined-transaction.js'
+import { recordClaimEvent } from '../../db/claims/events.js'
+import { lockClaim, settleClaim, type LockedClaim } from '../../db/claims/lock.js'
 import {
   claimedValues, lockClaimedOrder, refundClaimedOrder, replaceOrderValues,
   type ClaimedOrder
-} from '../orders/claim-writes.js'
-import { postSystemMessage } from '../orders/messages.js'
-import type { StockSignal } from '../../domain/stock-rules.js'
-import {
-  deactivateIfEmpty, lockStockProduct, recordSignals, StockBusyError, type StockProduct
-} from '../stock/take.js'
-import { commitWith, pipelined, pipelinedTransaction } from '../core/pipelined-transaction.js'
-import { recordClaimEvent } from './events.js'
-import { lockClaim, settleClaim, type ClaimScope, type LockedClaim } from './lock.js'
-import { claimView, type Claim, type ClaimRow } from './row.js'
+} from '../../db/claims/order-writes.js'
+import { claimView, type Claim, type ClaimRow } from '../../db/claims/row.js'
 import {
   markDefective, orderOptionKey, reportedItems, takeReplacements, type ReportedItem
-} from './stock.js'
+} from '../../db/claims/stock.js'
+import { postSystemMessage } from '../../db/orders/messages.js'
+import type { StoredOrder } from '../../db/orders/row.js'
+import {
+  deactivateIfEmpty, lockStockProduct, recordSignals, StockBusyError, type StockProduct
+} from '../../db/stock/take.js'
 
 /** How often a replacement is tried again when a re-encryption batch held items it needed. */
 const BUSY_RETRIES = 5
@@ -154,32 +158,47 @@ export async function rejectLocked (
   return settled
 }
 
+type ClaimApp = Pick<FastifyInstance, 'db' | 'stockCipher' | 'requireStockCipher'>
+
+/**
+ * The shop replaces the reported values: with `values`, or taken from stock
+ * (which reveals values: that needs the key, 503 naming it otherwise).
+ */
 export async function replaceClaim (
-  db: Db, scope: ClaimScope, claimId: string, input: ReplaceInput
-): Promise<{ claim: Claim, order: StoredOrder }> {
-  return inClaimTransaction(db, async (tx) => {
-    const claim = await lockClaim(tx, claimId, scope)
+  app: ClaimApp, shopId: string, claimId: string, body: ReplaceClaimBody
+) {
+  const values = body?.values
+  const cipher = values === undefined ? app.requireStockCipher() : app.stockCipher
+  const result = await inClaimTransaction(app.db, async (tx) => {
+    const claim = await lockClaim(tx, claimId, { shopId })
     checkClaimAction('replace', claim.status)
-    const result = await replaceLocked(tx, claim, input, (last) => commitWith(tx, last))
-    return { claim: claimView(result.claim), order: result.order }
+    return replaceLocked(tx, claim, { values, cipher, by: 'seller' }, (last) => commitWith(tx, last))
   }, pipelinedTransaction)
+  return { claim: claimView(result.claim), order: revealOrder(result.order, app.stockCipher) }
 }
 
+/** The shop refunds the claim's order, with its optional note. */
 export async function refundClaim (
-  db: Db, scope: ClaimScope, claimId: string, note: string | null
-): Promise<{ claim: Claim, order: StoredOrder }> {
-  return db.transaction(async (tx) => {
-    const claim = await lockClaim(tx, claimId, scope)
+  app: ClaimApp, shopId: string, claimId: string, body: RefundClaimBody
+) {
+  const note = body?.note === undefined ? null : claimText(body.note, 'body.note', MAX_CLAIM_NOTE)
+  const result = await app.db.transaction(async (tx) => {
+    const claim = await lockClaim(tx, claimId, { shopId })
     checkClaimAction('refund', claim.status)
-    const result = await refundLocked(tx, claim, 'seller', note)
-    return { claim: claimView(result.claim), order: result.order! }
+    return refundLocked(tx, claim, 'seller', note)
   })
+  return { claim: claimView(result.claim), order: revealOrder(result.order!, app.stockCipher) }
 }
 
-export async function rejectClaim (db: Db, scope: ClaimScope, claimId: string, note: string): Promise<Claim> {
-  return db.transaction(async (tx) => {
-    const claim = await lockClaim(tx, claimId, scope)
+/** The shop rejects the claim with the note the buyer reads. */
+export async function rejectClaim (
+  app: ClaimApp, shopId: string, claimId: string, body: RejectClaimBody
+): Promise<{ claim: Claim }> {
+  const note = claimText(body.note, 'body.note', MAX_CLAIM_NOTE)
+  const rejected = await app.db.transaction(async (tx) => {
+    const claim = await lockClaim(tx, claimId, { shopId })
     checkClaimAction('reject', claim.status)
-    return claimView(await rejectLocked(tx, claim, 'seller', note))
+    return rejectLocked(tx, claim, 'seller', note)
   })
+  return { claim: claimView(rejected) }
 }

@@ -15,20 +15,20 @@ import {
   updateEndpoint,
   type EndpointChanges,
   type EndpointRow
-} from '../../../db/webhooks/endpoints.js'
-import { createTestSend, listSends, retrySend, type WebhookSendRow } from '../../../db/webhooks/sends.js'
-import { eventTypes } from '../../../domain/event-types.js'
-import { isUuid } from '../../../domain/ids.js'
-import { decodeSendCursor, encodeSendCursor, type SendStatus } from '../../../domain/webhook-sends.js'
-import { checkWebhookUrl } from '../../../domain/webhook-url.js'
-import { ApiError, validationError } from '../../../domain/errors.js'
+} from '../../db/webhooks/endpoints.js'
+import { createTestSend, listSends, retrySend, type WebhookSendRow } from '../../db/webhooks/sends.js'
+import { eventTypes } from '../../domain/event-types.js'
+import { isUuid } from '../../domain/ids.js'
+import { decodeSendCursor, encodeSendCursor, type SendStatus } from '../../domain/webhook-sends.js'
+import { checkWebhookUrl } from '../../domain/webhook-url.js'
+import { ApiError, validationError } from '../../domain/errors.js'
 import type {
   SendListQuery,
   WebhookSendSchema,
   EndpointCreateBody,
   EndpointPatchBody,
   EndpointSchema
-} from '../../../schemas/webhooks.js'
+} from '../../schemas/webhooks.js'
 
 export type EndpointView = Static<typeof EndpointSchema>
 export type WebhookSendView = Static<typeof WebhookSendSchema>
@@ -68,7 +68,7 @@ export const sendNotFound = () => new ApiError('NOT_FOUND', 'Webhook delivery no
 /** The kinds asked for, each once, in the order of the kinds list ([] = all). */
 const canonicalEventTypes = (requested: readonly string[]) => eventTypes.filter((type) => requested.includes(type))
 
-export function webhookEndpointActions (fastify: FastifyInstance) {
+export function webhookEndpointService (fastify: FastifyInstance) {
   const { config } = fastify
   const egressRules = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }
 
@@ -172,3 +172,5 @@ export function webhookEndpointActions (fastify: FastifyInstance) {
     }
   }
 }
+
+export { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'

@@ -1,30 +1,34 @@
-// What each /v1/delivery-endpoint call does once its input passed the schema:
-// the URL rules, the not-found errors, the view, and the test call (a real signed
+// The shop's delivery endpoint (docs/delivery-endpoint.md), for the
+// /v1/delivery-endpoint calls and the portal's page alike: the URL rules, the
+// not-found errors, the view, the deletion (its pending requests end `failed`,
+// each with order.delivery_failed, in its transaction), and the test call (a real signed
 // request for a sample order through the webhook worker's sender, judged without
-// storing anything or showing the values). Called by the seller API's routes and
-// by the portal's Delivery endpoint page alike.
+// storing anything or showing the values).
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import {
-  deleteDeliveryEndpoint,
   deliveryEndpointTarget,
   findDeliveryEndpoint,
+  lockDeliveryEndpoint,
   putDeliveryEndpoint,
+  removeEndpointRow,
   rotateDeliverySecret,
   sampleOrder
-} from '../../../db/delivery-endpoint/endpoint.js'
-import { judgeAnswer } from '../../../domain/delivery-answer.js'
-import { DELIVERY_REQUEST_TYPE } from '../../../domain/event-types.js'
-import { checkWebhookUrl } from '../../../domain/webhook-url.js'
-import { ApiError, notFound, validationError } from '../../../domain/errors.js'
+} from '../../db/delivery-endpoint/endpoint.js'
+import { failPendingRequests } from '../../db/delivery-endpoint/requests.js'
+import { appendDeliveryFailedEvents } from '../../db/orders/fulfilment.js'
+import { judgeAnswer } from '../../domain/delivery-answer.js'
+import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
+import { checkWebhookUrl } from '../../domain/webhook-url.js'
+import { ApiError, notFound, validationError } from '../../domain/errors.js'
 import type {
   DeliveryEndpointBody,
   DeliveryEndpointSchema,
   DeliveryTestBody,
   DeliveryTestResult
-} from '../../../schemas/delivery-endpoint.js'
-import { webhookBody } from '../../../webhooks/body.js'
+} from '../../schemas/delivery-endpoint.js'
+import { webhookBody } from '../webhooks/body.js'
 
 export type DeliveryEndpointView = Static<typeof DeliveryEndpointSchema>
 export type DeliveryTestView = Static<typeof DeliveryTestResult>
@@ -37,7 +41,9 @@ function deliveryEndpointView (row: { url: string; createdAt: Date; updatedAt: D
   return { url: row.url, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }
 }
 
-export function deliveryEndpointActions (fastify: FastifyInstance) {
+const DELETED = 'Not sent: the delivery endpoint was deleted.'
+
+export function deliveryEndpointService (fastify: FastifyInstance) {
   const { config } = fastify
   const egressRules = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }
 
@@ -60,7 +66,13 @@ export function deliveryEndpointActions (fastify: FastifyInstance) {
     },
 
     async remove (shopId: string) {
-      const endpoint = await deleteDeliveryEndpoint(fastify.db, shopId)
+      const endpoint = await fastify.db.transaction(async (tx) => {
+        const locked = await lockDeliveryEndpoint(tx, shopId)
+        if (!locked) return undefined
+        await appendDeliveryFailedEvents(tx, shopId, await failPendingRequests(tx, locked.id, DELETED), DELETED)
+        await removeEndpointRow(tx, locked.id)
+        return locked
+      })
       if (!endpoint) throw deliveryEndpointNotFound()
       return deliveryEndpointView(endpoint)
     },
@@ -99,3 +111,7 @@ export function deliveryEndpointActions (fastify: FastifyInstance) {
     }
   }
 }
+
+export {
+  findDeliveryRequest, listRecentDeliveryRequests, retryDeliveryRequest
+} from '../../db/delivery-endpoint/requests.js'

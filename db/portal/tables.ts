@@ -3,7 +3,7 @@
 // stored only as SHA-256 hashes; the record holds no secret and no stock value.
 import { sql } from 'drizzle-orm'
 import { boolean, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { id, shops, stamp, ts } from '../schema.js'
+import { id, shops, stamp, ts } from '../tables.js'
 
 export const portalLinks = pgTable(
   'portal_links',

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { createPortalLink } from '../../db/portal/links.js'
-import { shops } from '../../db/schema.js'
+import { shops } from '../../db/tables.js'
 import { LINK_TTL } from '../../domain/portal-token.js'
 import { seedDemoChatRules, seedDemoShop } from './demo.js'
 

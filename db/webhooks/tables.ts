@@ -1,7 +1,7 @@
 // The webhook tables (docs/webhooks.md): endpoints and the sends to them (events and delivery requests).
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { events, id, orders, shops, stamp, ts } from '../schema.js'
+import { events, id, orders, shops, stamp, ts } from '../tables.js'
 
 /**
  * A shop's webhook endpoints (docs/webhooks.md). `secret` signs every delivery;

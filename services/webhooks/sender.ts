@@ -8,11 +8,11 @@
 // returned for judging (domain/delivery-answer.ts), within its own timeout.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
 import { Agent, type Dispatcher } from 'undici'
-import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../domain/webhook-url.js'
-import { signatureHeader } from '../domain/webhook-signing.js'
-import type { AttemptOutcome } from '../db/webhooks/queue.js'
-import { MAX_ANSWER_BYTES } from '../domain/delivery-answer.js'
-import { byCode, errorText, stringCode } from '../lib/error-shape.js'
+import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../../domain/webhook-url.js'
+import { signatureHeader } from '../../domain/webhook-signing.js'
+import type { AttemptOutcome } from '../../db/webhooks/queue.js'
+import { MAX_ANSWER_BYTES } from '../../domain/delivery-answer.js'
+import { byCode, errorText, stringCode } from '../../lib/error-shape.js'
 
 /** Read from an answer at most this much (then the connection is dropped). */
 const MAX_RESPONSE_BYTES = 4096

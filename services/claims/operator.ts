@@ -1,30 +1,31 @@
 // The operator's side of a claim after the shop answered (docs/claims.md): the
 // buyer escalates a seller's rejection, and the operator resolves an escalated
 // claim by refund or rejection. One transaction each, under the claim's lock.
-import { canEscalate, checkClaimAction, claimInvalidStatus, claimMessages } from '../../domain/claims.js'
+import type { FastifyInstance } from 'fastify'
+import {
+  canEscalate, checkClaimAction, claimAlreadyOpen, claimInvalidStatus, claimMessages, claimText, MAX_CLAIM_NOTE,
+  type OperatorOutcome
+} from '../../domain/claims.js'
+import { revealOrder } from '../../domain/delivered-values.js'
 import { ApiError } from '../../domain/errors.js'
-import type { StoredOrder } from '../orders/row.js'
-import type { Db } from '../core/client.js'
-import { postMessageInTransaction, postSystemMessage } from '../orders/messages.js'
-import { recordClaimEvent } from './events.js'
-import { escalateClaimRow, lockClaim } from './lock.js'
-import { claimView, type Claim } from './row.js'
+import { isUniqueViolation } from '../../db/core/sql.js'
+import { recordClaimEvent } from '../../db/claims/events.js'
+import { escalateClaimRow, lockClaim } from '../../db/claims/lock.js'
+import { claimView, type Claim } from '../../db/claims/row.js'
+import { postMessageInTransaction, postSystemMessage } from '../../db/orders/messages.js'
 import { refundLocked, rejectLocked } from './settle.js'
 
-/** Whether Postgres refused the row with a unique violation (the index of open claims). */
-const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505' ||
-  (err as { cause?: { code?: string } })?.cause?.code === '23505'
-
 /**
- * The buyer disputes the shop's rejection, within `windowDays` of it: the claim
+ * The buyer disputes the shop's rejection, within `CLAIM_WINDOW_DAYS` of it: the claim
  * is `escalated` (no deadline) and waits for the shop or the operator. The
  * buyer's `text`, when given, goes to the chat as the buyer's message.
  */
 export async function escalateClaim (
-  db: Db, claimId: string, text: string | undefined, windowDays: number
+  app: Pick<FastifyInstance, 'db' | 'config'>, claimId: string, text: string | undefined
 ): Promise<Claim> {
+  const windowDays = app.config.CLAIM_WINDOW_DAYS
   try {
-    return await db.transaction(async (tx) => {
+    return await app.db.transaction(async (tx) => {
       const claim = await lockClaim(tx, claimId, null)
       checkClaimAction('escalate', claim.status)
       const now = claim.now
@@ -43,26 +44,25 @@ export async function escalateClaim (
       return claimView(escalated)
     })
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new ApiError('CLAIM_ALREADY_OPEN', 'The order already has an open or escalated claim.')
-    }
+    if (isUniqueViolation(err)) throw claimAlreadyOpen()
     throw err
   }
 }
 
 /**
- * The operator settles an escalated claim: `refund` (the order refunded as the shop's refund does) or `reject` (final).
+ * The operator settles an escalated claim: `refund` (the order refunded as the
+ * shop's refund does) or `reject` (final), with its optional note.
  */
 export async function resolveClaim (
-  db: Db, claimId: string, outcome: 'refund' | 'reject', note: string | null
-): Promise<{ claim: Claim, order?: StoredOrder }> {
-  return db.transaction(async (tx) => {
+  app: Pick<FastifyInstance, 'db' | 'stockCipher'>, claimId: string, outcome: OperatorOutcome, rawNote?: string
+) {
+  const note = rawNote === undefined ? null : claimText(rawNote, 'body.note', MAX_CLAIM_NOTE)
+  const result = await app.db.transaction(async (tx) => {
     const claim = await lockClaim(tx, claimId, null)
     if (claim.status !== 'escalated') throw claimInvalidStatus('resolve', claim.status)
-    if (outcome === 'reject') {
-      return { claim: claimView(await rejectLocked(tx, claim, 'operator', note)) }
-    }
-    const result = await refundLocked(tx, claim, 'operator', note)
-    return { claim: claimView(result.claim), order: result.order }
+    if (outcome === 'reject') return { claim: await rejectLocked(tx, claim, 'operator', note), order: undefined }
+    return refundLocked(tx, claim, 'operator', note)
   })
+  const order = result.order === undefined ? undefined : revealOrder(result.order, app.stockCipher)
+  return { claim: claimView(result.claim), order }
 }

@@ -1,9 +1,10 @@
-// The order writes of claims (docs/claims.md), in the orders module like every
-// order write: the claimed order read under its row lock, its delivered values
-// replaced (`order.updated`), and the claim's refund — the `refund` row of
+// The order statements of claims (docs/claims.md), beside the claim's own: the
+// claimed order read under its row lock, its delivered values replaced
+// (`order.updated`), and the claim's refund — the `refund` row of
 // domain/order-transitions.ts, with a `debit` row when the order was completed
-// (`order.cancelled`). Each runs inside the claim's transaction, after the
-// claim's and the product's locks, so the lock order is claim, product, order, shop.
+// (`order.cancelled`). Each runs inside the claim's transaction
+// (services/claims/settle.ts), after the claim's and the product's locks, so the
+// lock order is claim, product, order, shop.
 import { orderTransitions, type OrderStatus } from '../../domain/order-transitions.js'
 import { openValues, type StoredValues } from '../../domain/delivered-values.js'
 import type { StockCipher } from '../../domain/stock-cipher.js'
@@ -13,9 +14,9 @@ import { runPrepared } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 import { appendEventCtes, appendEventRowsCtes, type EventOutcome } from '../events/statements.js'
 import { messageText } from '../../domain/message-rules.js'
-import { messageColumns, nextMessageTime } from './messages.js'
+import { messageColumns, nextMessageTime } from '../orders/messages.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
-import { deliveredValuesParam, orderResponseColumns, type StoredOrder } from './row.js'
+import { deliveredValuesParam, orderResponseColumns, type StoredOrder } from '../orders/row.js'
 
 /** The claimed order as the claim's rules read it, under its row lock. */
 export interface ClaimedOrder {

@@ -7,10 +7,12 @@
 // end (those ending within 10 ms together) or wake() is called, and otherwise
 // polls every `pollIntervalMs`.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Db } from '../db/core/client.js'
-import { leaseSends, recordAttempt, releaseSends, type AttemptOutcome, type LeasedSend } from '../db/webhooks/queue.js'
-import { revealEventData } from '../domain/delivered-values.js'
-import { StockKeyError, type StockCipher } from '../domain/stock-cipher.js'
+import type { Db } from '../../db/core/client.js'
+import {
+  leaseSends, recordAttempt, releaseSends, type AttemptOutcome, type LeasedSend
+} from '../../db/webhooks/queue.js'
+import { revealEventData } from '../../domain/delivered-values.js'
+import { StockKeyError, type StockCipher } from '../../domain/stock-cipher.js'
 import { webhookBody } from './body.js'
 import { attemptDeliveryRequest, type DeliveryRequestOptions } from './delivery-request.js'
 import type { Sender } from './sender.js'

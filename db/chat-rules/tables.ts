@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core'
 import type { TemplateSegment } from '../../domain/chat-rule-template.js'
-import { id, shops, stamp, ts } from '../schema.js'
+import { id, shops, stamp, ts } from '../tables.js'
 
 export const chatRules = pgTable('chat_rules', {
   id: id(),

@@ -4,7 +4,7 @@
 // deadline sweep reads the open ones by `respondBy` through a partial index.
 import { sql } from 'drizzle-orm'
 import { index, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { id, orders, products, shops, stamp, ts } from '../schema.js'
+import { id, orders, products, shops, stamp, ts } from '../tables.js'
 
 export const claims = pgTable('claims', {
   id: id(),

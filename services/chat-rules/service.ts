@@ -3,14 +3,14 @@
 // stored (db/chat-rules/). The seller API's routes and the portal's Auto-replies
 // page (routes/portal/chat-rules.ts) both call these: one set of rules and errors.
 import type { FastifyInstance } from 'fastify'
-import { previewChatRule } from '../../../db/chat-rules/preview.js'
+import { previewChatRule } from '../../db/chat-rules/preview.js'
 import {
   createChatRule, deleteChatRule, getChatRule, listChatRules, replaceChatRule
-} from '../../../db/chat-rules/rules.js'
-import { chatRuleFields, ruleTemplate } from '../../../domain/chat-rules.js'
-import type { ChatRuleBody, ChatRulePreviewBody } from '../../../schemas/chat-rules.js'
+} from '../../db/chat-rules/rules.js'
+import { chatRuleFields, ruleTemplate } from '../../domain/chat-rules.js'
+import type { ChatRuleBody, ChatRulePreviewBody } from '../../schemas/chat-rules.js'
 
-export function chatRuleActions (fastify: FastifyInstance) {
+export function chatRuleService (fastify: FastifyInstance) {
   return {
     list: (shopId: string) => listChatRules(fastify.db, shopId),
     get: (shopId: string, ruleId: string) => getChatRule(fastify.db, shopId, ruleId),
@@ -22,3 +22,7 @@ export function chatRuleActions (fastify: FastifyInstance) {
       previewChatRule(fastify.db, shopId, body.orderId, ruleTemplate(body.text, body.trigger))
   }
 }
+
+export { recentOrders } from '../../db/chat-rules/preview.js'
+export { listChatRules } from '../../db/chat-rules/rules.js'
+export { ruleNotFound, type ChatRule } from '../../db/chat-rules/rules.js'

@@ -1,53 +1,39 @@
-// The service's own delivery of paid orders (the transition `autoDeliver` of
-// domain/order-transitions.ts): the waiting orders of a product filled from
-// stock (after an upload, a restock, or switching `autoDelivery` to `stock`,
-// docs/stock.md), and an order delivered with its delivery endpoint's answer
-// (docs/delivery-endpoint.md). A purchase delivered from stock is created
-// delivered by db/orders/purchase.ts.
-import { recordedOptionKey, optionsByLabel } from '../../domain/stock-rules.js'
+// The statements of the service's own fulfilment of paid orders (the transition
+// `autoDeliver` of domain/order-transitions.ts; the orchestration is
+// services/orders/fulfilment.ts): a product's waiting orders read under their
+// locks and fulfilled from stock takes, an order fulfilled with its delivery
+// endpoint's answer (docs/delivery-endpoint.md), and `order.delivery_failed`
+// when a delivery request ends without values. A purchase fulfilled from stock
+// is created delivered by db/orders/purchase.ts.
 import type { StockCipher } from '../../domain/stock-cipher.js'
 import type { Tx } from '../core/client.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import { notifyAfterCommit } from '../core/notifications.js'
 import { appendEventRowsCtes } from '../events/statements.js'
 import { run } from '../core/sql.js'
-import { deactivateIfEmpty, takeStock, type StockDemand, type StockProduct, type StockTake } from '../stock/take.js'
+import type { StockTake } from '../stock/take.js'
 import { deliveredValuesParam, orderJson } from './row.js'
 import { transitionFrom, transitionSet } from './transition-sql.js'
 
-interface WaitingOrder { id: string, quantity: number, fieldValues: Array<{ fieldId: string, value: string }> }
+export interface WaitingOrder { id: string, quantity: number, fieldValues: Array<{ fieldId: string, value: string }> }
 
-/**
- * Fills the product's waiting orders (paid, never taken), oldest first, each in
- * full or not at all, and records their deliveries with their events; returns
- * how many were filled. Only with `autoDelivery: stock`. Needs the product's lock.
- */
-export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: StockProduct): Promise<number> {
-  if (product.autoDelivery !== 'stock') return 0
-  const waiting = await run<WaitingOrder>(tx, `select id, quantity, field_values as "fieldValues" from orders
-    where product_id = $1 and status = 'paid' order by created_at, id for update`, [product.id])
-  if (waiting.length === 0) return 0
-  const options = product.optionFieldId === null
-    ? new Map<string, string>()
-    : optionsByLabel(await run<{ id: string, label: string }>(tx,
-      'select id, label from product_field_options where field_id = $1 order by position', [product.optionFieldId]))
-  const demands: StockDemand[] = []
-  for (const order of waiting) {
-    const optionKey = recordedOptionKey(product.optionFieldId, order.fieldValues, options)
-    if (optionKey !== null) demands.push({ orderId: order.id, optionKey, quantity: order.quantity })
-  }
-  const takes = await takeStock(tx, cipher, product, demands)
-  if (takes.length === 0) return 0
-  await deactivateIfEmpty(tx, product)
-  await deliverWaitingOrders(tx, cipher, product.shopId, takes)
-  return takes.length
+/** The product's paid orders never taken, oldest first, locked (FOR UPDATE). Needs the product's lock. */
+export function lockWaitingOrders (tx: Tx, productId: string): Promise<WaitingOrder[]> {
+  return run<WaitingOrder>(tx, `select id, quantity, field_values as "fieldValues" from orders
+    where product_id = $1 and status = 'paid' order by created_at, id for update`, [productId])
+}
+
+/** The options of the select field `fieldId`, in their order. */
+export function fieldOptions (tx: Tx, fieldId: string): Promise<Array<{ id: string, label: string }>> {
+  return run<{ id: string, label: string }>(tx,
+    'select id, label from product_field_options where field_id = $1 order by position', [fieldId])
 }
 
 /**
  * One statement: the waiting orders become delivered (`autoDeliver`), each with
  * its `order.delivered` event (visible orders only) followed by its signals.
  */
-async function deliverWaitingOrders (
+export async function fulfilWaitingOrders (
   tx: Tx, cipher: StockCipher, shopId: string, takes: readonly StockTake[]
 ): Promise<void> {
   const fills = takes.map((take) =>
@@ -79,7 +65,7 @@ async function deliverWaitingOrders (
  * (db/orders/row.ts). Returns how long after the purchase it
  * came; undefined when the order is no longer paid (nothing changed).
  */
-export async function deliverFromEndpoint (
+export async function fulfilFromEndpoint (
   tx: Tx, cipher: StockCipher | null, shopId: string, orderId: string, values: readonly string[]
 ): Promise<{ sincePurchaseMs: number } | undefined> {
   const [delivered] = await run<{ sincePurchaseMs: number }>(tx, `with o as (
@@ -95,4 +81,19 @@ export async function deliverFromEndpoint (
   if (!delivered) return undefined
   notifyAfterCommit(tx, EVENTS_CHANNEL, shopId)
   return { sincePurchaseMs: Number(delivered.sincePurchaseMs) }
+}
+
+/** order.delivery_failed {order, reason} for each of `orderIds` (visible orders only), in one statement. */
+export async function appendDeliveryFailedEvents (
+  tx: Tx, shopId: string, orderIds: string[], reason: string
+): Promise<void> {
+  if (orderIds.length === 0) return
+  await run(tx, `with o as (select * from orders
+      where id in (select jsonb_array_elements_text($2::text::jsonb)::uuid) and external),
+    evs as (
+      select row_number() over (order by o.created_at, o.id) as ord, 'order.delivery_failed' as type,
+        jsonb_build_object('order', ${orderJson('o')}, 'reason', $3::text) as data from o
+    ), ${appendEventRowsCtes('evs', '$1')}
+    select 1`, [shopId, JSON.stringify(orderIds), reason])
+  notifyAfterCommit(tx, EVENTS_CHANNEL, shopId)
 }

@@ -2,7 +2,7 @@
 // registry (plugins/metrics.ts): every attempt by what it came to, and the time
 // from a purchase to its delivery by the seller's endpoint.
 import { Counter, Histogram, type Registry } from 'prom-client'
-import type { RequestOutcome } from '../db/delivery-endpoint/requests.js'
+import type { RequestOutcome } from '../../db/delivery-endpoint/requests.js'
 
 /** Seconds; from an endpoint answering at once to a delivery after the retries. */
 const SINCE_PURCHASE_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
