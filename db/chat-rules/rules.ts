@@ -21,13 +21,16 @@ export type ChatRule = Omit<ChatRuleFields, 'template'> & {
   updatedAt: string
 }
 
+/** A column of rule `r`'s counters (chat_rule_counters, kept by chat_rules_post); null before it has posted. */
+const counter = (r: string, column: string) =>
+  `(select k.${column} from chat_rule_counters k where k.rule_id = ${r}.id)`
+
 const ruleColumns = (r: string) => `${r}.id, ${r}.name, ${r}.enabled, ${r}.trigger, ${r}.priority,
   to_jsonb(${r}.product_ids) as "productIds", to_jsonb(${r}.keywords) as keywords,
   ${r}.cooldown_seconds as "cooldownSeconds", ${r}.after_minutes as "afterMinutes",
   ${r}.call_seller as "callSeller", ${r}.text,
-  coalesce((select k.fired_count from chat_rule_counters k where k.rule_id = ${r}.id), 0) as "firedCount",
-  ${isoTime(`(select k.last_fired_at from chat_rule_counters k where k.rule_id = ${r}.id)`)} as "lastFiredAt", ${isoTime(`${r}.created_at`)} as "createdAt",
-  ${isoTime(`${r}.updated_at`)} as "updatedAt"`
+  coalesce(${counter(r, 'fired_count')}, 0) as "firedCount", ${isoTime(counter(r, 'last_fired_at'))} as "lastFiredAt",
+  ${isoTime(`${r}.created_at`)} as "createdAt", ${isoTime(`${r}.updated_at`)} as "updatedAt"`
 
 export const ruleNotFound = () => new ApiError('NOT_FOUND', 'Chat rule not found.')
 
