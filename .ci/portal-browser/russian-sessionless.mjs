@@ -56,7 +56,7 @@ export async function russianAndSessionless (s, claimed) {
     'a link of another shop asks first, naming both shops')
   await inspect('switch-shop')
   await page.getByRole('link', { name: `Остаться в «${shopName}»` }).click()
-  await heading('Ключи API')
+  await heading('Требует внимания')
 
   // Pages without a session: a used link, and a session that ended.
   await page.goto(link)
