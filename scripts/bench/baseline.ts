@@ -116,10 +116,11 @@ app.get('/v1/orders/:id/messages', async (request, reply) => {
   const limit = Number(query.limit ?? 50)
   const cursor = query.cursor ?? null
   const rows = await sql`
-    select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, ${sql.unsafe(iso('m.created_at'))} as "createdAt"
+    select o.id as "orderId", m.id, m.sender_role as "senderRole", m.text, m.rule_id as "ruleId",
+      ${sql.unsafe(iso('m.created_at'))} as "createdAt"
     from orders o
     left join (
-      select id, sender_role, text, created_at from order_messages
+      select id, sender_role, text, rule_id, created_at from order_messages
       where order_id = ${id} ${cursor === null ? sql`` : sql`and created_at > ${cursor}::timestamptz`}
       order by created_at limit ${limit}::int
     ) m on true
