@@ -36,6 +36,26 @@ t.test('a stock purchase: order.paid then order.delivered rules, after the chang
   t.notOk(JSON.stringify(messages).includes('KEY-1'), 'never a delivered value')
 })
 
+t.test('one upload filling three waiting orders: each order gets exactly its own rule message', async (t) => {
+  const app = await build(t, { VALUES_ENCRYPTION_KEY: stockKey() })
+  const shop = await createShop(app)
+  const product = await stockProduct(app, shop)
+  const rule = await createRule(app, shop, { name: 'Delivered', text: 'Delivered {{orderId}} ({{quantity}})' })
+  const waiting = [await buy(app, product), await buy(app, product), await buy(app, product)]
+  t.same(waiting.map((o) => o.status), ['paid', 'paid', 'paid'], 'no stock: all three wait')
+  for (const order of waiting) t.same(await ruleMessages(app, shop, order.id), [], 'nothing delivered, nothing posted')
+  const added = await addValues(app, shop, product.id, ['KEY-1', 'KEY-2', 'KEY-3'])
+  t.equal(added.filledOrders, 3, 'one upload, one transaction, three orders delivered')
+  for (const order of waiting) {
+    t.same((await ruleMessages(app, shop, order.id)).map((m) => [m.text, m.ruleId]), [[`Delivered ${order.id} (1)`, rule.id]],
+      `order ${order.id.slice(0, 8)}: its own message, once`)
+  }
+  const { events } = await readAll(app, shop)
+  const posted = events.filter((e) => e.type === 'message.created').map((e) => e.data.message.text)
+  t.same(posted.sort(), waiting.map((o) => `Delivered ${o.id} (1)`).sort(), 'one message.created per order')
+  t.equal((await ruleCall(app, shop, 'GET', `/${rule.id}`)).json().data.rule.firedCount, 3)
+})
+
 t.test('every order step fires its rules once; nothing fires where it should not', async (t) => {
   const app = await build(t)
   const [shop, other] = [await createShop(app, 'Mine'), await createShop(app, 'Other')]
