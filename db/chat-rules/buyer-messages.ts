@@ -1,15 +1,12 @@
 // The statements of a buyer's message and the chat rules' answers to it
-// (docs/chat-rules.md; the transaction and the keyword matching are
-// services/chat-rules/buyer-messages.ts): the post made at once when the order's
-// shop has no message rule, the shop's keyword rules, and the post with the
-// rules' answer (chat_rules_answer, db/chat-rules/triggers.sql, decides under
-// the order's lock which matched rule answers: priority, cooldown, the cap).
-import type { Db, Tx } from '../core/client.js'
-import { notifyAfterCommit } from '../core/notifications.js'
-import { commitWith } from '../core/pipelined-transaction.js'
-import { preparedOnce, rawQuery, run, runPrepared } from '../core/sql.js'
+// (docs/chat-rules.md; the keyword matching is services/chat-rules/buyer-messages.ts):
+// the post made at once when the order's shop has no message rule, the shop's
+// keyword rules, and the post with the rules' answer as one statement
+// (chat_rules_buyer_post, db/chat-rules/triggers.sql: chat_rules_answer decides
+// under the order's lock which matched rule answers: priority, cooldown, the cap).
+import type { Db } from '../core/client.js'
+import { preparedOnce, rawQuery, run } from '../core/sql.js'
 import { notifyEvent, type EventOutcome } from '../events/statements.js'
-import { EVENTS_CHANNEL } from '../events/store.js'
 import { postMessageSql, type Message } from '../orders/messages.js'
 
 const messageRulesExist = `not (orders.external and exists (select 1 from chat_rules cr
@@ -28,9 +25,8 @@ const postUnlessRulesSql = `${postMessageSql(false, messageRulesExist).replace('
 
 type ProbeRow = Message & EventOutcome & { rulesShopId: string | null, rulesVersion: string | number | null }
 
-const postInTransactionSql = postMessageSql(false)
-const answerSql = `select chat_rules_answer($1::uuid,
-  array(select value::uuid from jsonb_array_elements_text($2::text::jsonb))) as answered`
+const postAndAnswerSql = `select chat_rules_buyer_post($1::uuid, $2, $3::bigint,
+  array(select value::uuid from jsonb_array_elements_text($4::text::jsonb))) as posted`
 
 /**
  * Posts the buyer's message `text` when the order's shop has no message rule
@@ -67,14 +63,20 @@ export async function keywordRulesOf (
 
 /**
  * The buyer's post and the rules' answer among `candidates` (the keyword rules
- * that matched), sent together as the transaction's last statements.
+ * that matched the shop's rules of `version`), one statement: the message; or,
+ * when the shop's rules are no longer of that version, nothing posted and the
+ * current version. Undefined when there is no such order.
  */
-export async function postAndAnswer (tx: Tx, orderId: string, text: string, candidates: string[]): Promise<Message> {
-  const [[posted]] = await Promise.all([
-    runPrepared<Message & EventOutcome>(tx, postInTransactionSql, [orderId, 'buyer', text]),
-    commitWith(tx, runPrepared(tx, answerSql, [orderId, JSON.stringify(candidates)]))
-  ])
-  const { eventShopId, ...message } = posted
-  if (eventShopId) notifyAfterCommit(tx, EVENTS_CHANNEL, eventShopId)
-  return message
+export async function postAndAnswer (
+  db: Db, orderId: string, text: string, version: number, candidates: string[]
+): Promise<{ message: Message } | { rulesVersion: number } | undefined> {
+  const post = preparedOnce(db, 'post_and_answer_buyer_message',
+    () => rawQuery<{ posted: PostedByFunction | null }>(db, postAndAnswerSql))
+  const [{ posted }] = await post([orderId, text, version, JSON.stringify(candidates)])
+  if (posted === null) return undefined
+  if (!('message' in posted)) return { rulesVersion: Number(posted.rulesVersion) }
+  notifyEvent(db, { eventShopId: posted.eventShopId })
+  return { message: posted.message }
 }
+
+type PostedByFunction = { message: Message, eventShopId: string | null } | { rulesVersion: string | number }

@@ -2,7 +2,8 @@
 -- answer in the transaction of the change they answer, so a change that rolls
 -- back posts nothing and a committed one is answered exactly once, on whichever
 -- instance made it. The migration 0015_chat_rules created them; 0016_chat_rules_one_post redefined
--- chat_rule_text, chat_rules_post and chat_rules_on_event as they are here.
+-- chat_rule_text, chat_rules_post and chat_rules_on_event as they are here; 0018_chat_rules_buyer_post
+-- added chat_rules_buyer_post.
 --
 -- chat_rule_text       a rule's parsed template rendered for an order: trimmed, cut to 4 000 characters.
 -- chat_rule_values     the placeholders' values of an order.
@@ -17,6 +18,10 @@
 --                      the order.unconfirmed reminders (chat_rule_reminders).
 -- chat_rules_answer    a buyer's message: the message.first rules, then the first keyword rule of the
 --                      candidates matched in Node that is not cooling down in this chat.
+-- chat_rules_buyer_post  a buyer's message in a shop with message rules, as one statement: checks that the
+--                      candidates were matched against the shop's current rules (its chat_rules_version;
+--                      otherwise it posts nothing and returns the version), posts the message with its
+--                      message.created event as db/orders/messages.ts does, and answers it (chat_rules_answer).
 -- chat_rules_remind_due  up to N due reminders, each posted once (FOR UPDATE SKIP LOCKED); returns how many
 --                      it took and the shops it posted to (Node sends their hint after the commit).
 -- Messages posted by rules never fire rules: the trigger ignores message events.
@@ -222,6 +227,36 @@ BEGIN
   RETURN chat_rules_post(p_order, v_rules, '{}', jsonb_build_object('id', v_buyer.id,
     'senderRole', v_buyer.sender_role, 'text', v_buyer.text,
     'createdAt', to_char(v_buyer.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', NULL));
+END $$;
+--> statement-breakpoint
+CREATE FUNCTION chat_rules_buyer_post(p_order uuid, p_text text, p_version bigint, p_candidates uuid[])
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  v_version bigint;
+  o record;
+  v_message jsonb;
+  v_seq bigint;
+BEGIN
+  SELECT s.chat_rules_version INTO v_version FROM orders x JOIN shops s ON s.id = x.shop_id WHERE x.id = p_order;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  -- The candidates were matched against another version of the shop's rules: nothing is posted.
+  IF v_version IS DISTINCT FROM p_version THEN RETURN jsonb_build_object('rulesVersion', v_version); END IF;
+  -- The post as db/orders/messages.ts makes it: the order's row locked, 1 ms after the chat's last.
+  UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
+    last_message_at + interval '1 millisecond')
+  WHERE id = p_order RETURNING id, shop_id, external, last_message_at INTO o;
+  INSERT INTO order_messages (order_id, sender_role, text, created_at)
+  VALUES (o.id, 'buyer', p_text, o.last_message_at)
+  RETURNING jsonb_build_object('id', id, 'senderRole', sender_role, 'text', text,
+    'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', rule_id)
+  INTO v_message;
+  IF o.external THEN
+    UPDATE shops SET event_seq = event_seq + 1 WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
+    INSERT INTO events (shop_id, seq, type, data)
+    VALUES (o.shop_id, v_seq, 'message.created', jsonb_build_object('orderId', o.id, 'message', v_message));
+    PERFORM chat_rules_answer(p_order, p_candidates);
+  END IF;
+  RETURN jsonb_build_object('message', v_message, 'eventShopId', CASE WHEN o.external THEN o.shop_id END);
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rules_remind_due(p_limit integer) RETURNS jsonb LANGUAGE plpgsql AS $$

@@ -1,36 +1,50 @@
 // A buyer's message and the chat rules' answers to it (docs/chat-rules.md):
-// the `message.first` rules and at most one `message.keyword` answer, in the
-// buyer message's own transaction. In a chat whose shop has no such rule (and
-// for an order without automation) the post is the one statement it always was;
-// the statement itself tells when the shop has rules, and only then is the post
-// made again as a transaction that also answers. Keywords are matched here
-// (Unicode-aware folding and word boundaries, domain/chat-rule-keywords.ts) with
-// each shop's matchers compiled once per version of its rules; which matched
-// rule answers is decided in the database under the order's lock.
+// the `message.first` rules and at most one `message.keyword` answer, with the
+// buyer's post in one statement. In a chat whose shop has no such rule (and for
+// an order without automation) the post is the one statement it always was; that
+// statement tells when the shop has rules, and only then is the post made with
+// the answer (chat_rules_buyer_post). Keywords are matched here (Unicode-aware
+// folding and word boundaries, domain/chat-rule-keywords.ts) with each shop's
+// matchers compiled once per version of its rules; the orders known to be in a
+// shop with rules go straight to the post with the answer, which refuses
+// candidates matched against an older version (then they are matched again).
+// Which matched rule answers is decided in the database under the order's lock.
 import type { FastifyInstance } from 'fastify'
 import { compileKeywordRules } from '../../domain/chat-rule-keywords.js'
 import { notFound } from '../../domain/errors.js'
 import { messageText } from '../../domain/message-rules.js'
 import type { Db } from '../../db/core/client.js'
-import { pipelinedTransaction } from '../../db/core/pipelined-transaction.js'
 import { keywordRulesOf, postAndAnswer, postUnlessRules } from '../../db/chat-rules/buyer-messages.js'
 import type { Message } from '../../db/orders/messages.js'
 
 interface Matchers { version: number, match: (message: string) => string[] }
-const matchersByDb = new WeakMap<Db, Map<string, Matchers>>()
+interface Cache { matchers: Map<string, Matchers>, shopOfOrder: Map<string, string> }
+const caches = new WeakMap<Db, Cache>()
 const MAX_CACHED_SHOPS = 10_000
+const MAX_CACHED_ORDERS = 100_000
 
-/** The shop's keyword rules compiled, from the cache when its version is current. */
-async function matchersOf (db: Db, shopId: string, version: number): Promise<Matchers> {
-  let cache = matchersByDb.get(db)
-  if (!cache) matchersByDb.set(db, cache = new Map())
-  const cached = cache.get(shopId)
-  if (cached?.version === version) return cached
+function cacheOf (db: Db): Cache {
+  let cache = caches.get(db)
+  if (!cache) caches.set(db, cache = { matchers: new Map(), shopOfOrder: new Map() })
+  return cache
+}
+
+/** The shop's keyword rules compiled, from the cache when its version is `version` (or any, when undefined). */
+async function matchersOf (db: Db, shopId: string, version: number | undefined): Promise<Matchers> {
+  const { matchers } = cacheOf(db)
+  const cached = matchers.get(shopId)
+  if (cached !== undefined && (version === undefined || cached.version === version)) return cached
   const read = await keywordRulesOf(db, shopId)
-  const matchers = { version: read.version ?? version, match: compileKeywordRules(read.rules) }
-  if (cache.size >= MAX_CACHED_SHOPS) cache.clear()
-  cache.set(shopId, matchers)
-  return matchers
+  const compiled = { version: read.version ?? version ?? 0, match: compileKeywordRules(read.rules) }
+  if (matchers.size >= MAX_CACHED_SHOPS) matchers.clear()
+  matchers.set(shopId, compiled)
+  return compiled
+}
+
+function rememberShop (db: Db, orderId: string, shopId: string): void {
+  const { shopOfOrder } = cacheOf(db)
+  if (shopOfOrder.size >= MAX_CACHED_ORDERS) shopOfOrder.clear()
+  shopOfOrder.set(orderId, shopId)
 }
 
 /** Posts the buyer's message (operator side) and the rules' answers; 404 when there is no such order. */
@@ -39,10 +53,23 @@ export async function postBuyerMessage (
 ): Promise<Message> {
   const { db } = app
   const text = messageText(rawText)
-  const probed = await postUnlessRules(db, orderId, text)
-  if (!probed) throw notFound('Order')
-  if ('message' in probed) return probed.message
-  const { match } = await matchersOf(db, probed.rulesShopId, probed.rulesVersion)
-  const candidates = match(text)
-  return pipelinedTransaction(db, (tx) => postAndAnswer(tx, orderId, text, candidates))
+  // An order's shop never changes: once known to have rules, the probe is skipped.
+  let shopId = cacheOf(db).shopOfOrder.get(orderId)
+  let version: number | undefined
+  if (shopId === undefined) {
+    const probed = await postUnlessRules(db, orderId, text)
+    if (!probed) throw notFound('Order')
+    if ('message' in probed) return probed.message
+    shopId = probed.rulesShopId
+    version = probed.rulesVersion
+    rememberShop(db, orderId, shopId)
+  }
+  for (;;) {
+    const matchers = await matchersOf(db, shopId, version)
+    const posted = await postAndAnswer(db, orderId, text, matchers.version, matchers.match(text))
+    if (!posted) throw notFound('Order')
+    if ('message' in posted) return posted.message
+    // The rules changed since they were compiled: compiled again, at least at the version seen.
+    version = posted.rulesVersion
+  }
 }

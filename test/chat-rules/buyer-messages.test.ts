@@ -109,3 +109,26 @@ t.test('two buyer messages at once on one order, on two instances: one answer ea
     t.equal(chatOrder.indexOf('Hello'), 1, 'the greeting answers the first message')
   }
 })
+
+t.test('rules changed on another instance between two messages of a chat: the next one is matched against the new rules', async (t) => {
+  const [one, two] = [await build(t), await build(t)]
+  const shop = await createShop(one)
+  const product = await createProduct(one, shop)
+  const order = await buy(one, product)
+  const key = await createRule(one, shop, { name: 'Key', trigger: 'message.keyword', keywords: ['key'], text: 'About keys' })
+  const answered = async (text: string) => {
+    const before = (await ruleMessages(one, shop, order.id)).length
+    t.equal((await postAsBuyer(one, order.id, text)).statusCode, 201)
+    return (await ruleMessages(one, shop, order.id)).slice(before).map((m) => m.text)
+  }
+  t.same(await answered('my key?'), ['About keys'], 'instance one knows the order\'s shop and its rules now')
+  const replaced = await ruleCall(two, shop, 'PUT', `/${key.id}`,
+    { name: 'Code', trigger: 'message.keyword', keywords: ['code'], text: 'About codes' })
+  t.equal(replaced.statusCode, 200)
+  t.same(await answered('my key?'), [], 'the old keyword no longer answers')
+  t.same(await answered('my code?'), ['About codes'], 'the new one does')
+  t.equal((await ruleCall(two, shop, 'DELETE', `/${key.id}`)).statusCode, 200)
+  t.same(await answered('my code?'), [], 'a deleted rule never answers')
+  const posted = (await chat(one, shop, order.id)).filter((m) => m.senderRole === 'buyer').map((m) => m.text)
+  t.same(posted, ['my key?', 'my key?', 'my code?', 'my code?'], 'every message posted once')
+})
