@@ -178,10 +178,12 @@ app.post('/v1/orders/:id/messages', async (request, reply) => {
       update orders set last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()), last_message_at + interval '1 millisecond')
       where id = ${id} and shop_id = ${shopId} and external returning id, shop_id, external, last_message_at`
     if (!order) return null
-    const [row] = await tx<{ id: string, sender_role: string, text: string, created_at: Date }[]>`
+    const [row] = await tx<{ id: string, sender_role: string, text: string, created_at: Date, rule_id: string | null }[]>`
       insert into order_messages (order_id, sender_role, text, created_at) values (${id}, 'seller', ${text}, ${order.last_message_at})
-      returning id, sender_role, text, created_at`
-    const view = { id: row.id, senderRole: row.sender_role, text: row.text, createdAt: row.created_at.toISOString() }
+      returning id, sender_role, text, created_at, rule_id`
+    const view = {
+      id: row.id, senderRole: row.sender_role, text: row.text, createdAt: row.created_at.toISOString(), ruleId: row.rule_id
+    }
     if (order.external) await appendEvents(tx, order.shop_id, [['message.created', { orderId: id, message: view }]])
     return view
   })
