@@ -17,11 +17,13 @@
 --                      transaction) so the later firings return at once; an order.delivered also schedules
 --                      the order.unconfirmed reminders (chat_rule_reminders).
 -- chat_rules_answer    a buyer's message: the message.first rules, then the first keyword rule of the
---                      candidates matched in Node that is not cooling down in this chat.
+--                      candidates matched in Node that is not cooling down in this chat. Called by the
+--                      versions before 0018 only (kept for a rolling start): chat_rules_buyer_post answers alike.
 -- chat_rules_buyer_post  a buyer's message in a shop with message rules, as one statement: checks that the
 --                      candidates were matched against the shop's current rules (its chat_rules_version;
 --                      otherwise it posts nothing and returns the version), posts the message with its
---                      message.created event as db/orders/messages.ts does, and answers it (chat_rules_answer).
+--                      message.created event as db/orders/messages.ts does, and answers it as chat_rules_answer
+--                      would, from what the post already knows (the order's row, the message).
 -- chat_rules_remind_due  up to N due reminders, each posted once (FOR UPDATE SKIP LOCKED); returns how many
 --                      it took and the shops it posted to (Node sends their hint after the commit).
 -- Messages posted by rules never fire rules: the trigger ignores message events.
@@ -235,7 +237,10 @@ DECLARE
   v_version bigint;
   o record;
   v_message jsonb;
+  v_id uuid;
   v_seq bigint;
+  v_rules uuid[] := '{}';
+  v_keyword uuid;
 BEGIN
   SELECT s.chat_rules_version INTO v_version FROM orders x JOIN shops s ON s.id = x.shop_id WHERE x.id = p_order;
   IF NOT FOUND THEN RETURN NULL; END IF;
@@ -244,19 +249,37 @@ BEGIN
   -- The post as db/orders/messages.ts makes it: the order's row locked, 1 ms after the chat's last.
   UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
     last_message_at + interval '1 millisecond')
-  WHERE id = p_order RETURNING id, shop_id, external, last_message_at INTO o;
+  WHERE id = p_order RETURNING id, shop_id, product_id, external, last_message_at INTO o;
   INSERT INTO order_messages (order_id, sender_role, text, created_at)
   VALUES (o.id, 'buyer', p_text, o.last_message_at)
-  RETURNING jsonb_build_object('id', id, 'senderRole', sender_role, 'text', text,
+  RETURNING id, jsonb_build_object('id', id, 'senderRole', sender_role, 'text', text,
     'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', rule_id)
-  INTO v_message;
-  IF o.external THEN
-    UPDATE shops SET event_seq = event_seq + 1 WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
-    INSERT INTO events (shop_id, seq, type, data)
-    VALUES (o.shop_id, v_seq, 'message.created', jsonb_build_object('orderId', o.id, 'message', v_message));
-    PERFORM chat_rules_answer(p_order, p_candidates);
+  INTO v_id, v_message;
+  IF NOT o.external THEN RETURN jsonb_build_object('message', v_message, 'eventShopId', NULL); END IF;
+  UPDATE shops SET event_seq = event_seq + 1 WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
+  INSERT INTO events (shop_id, seq, type, data)
+  VALUES (o.shop_id, v_seq, 'message.created', jsonb_build_object('orderId', o.id, 'message', v_message));
+  -- Under the order row's lock: the greeting for the chat's first buyer message, then the first
+  -- candidate not cooling down in this chat; chat_rules_post keeps the cap.
+  IF NOT EXISTS (SELECT 1 FROM order_messages b
+      WHERE b.order_id = p_order AND b.sender_role = 'buyer' AND b.id <> v_id) THEN
+    SELECT coalesce(array_agg(cr.id ORDER BY cr.priority, cr.created_at, cr.id), '{}') INTO v_rules
+    FROM chat_rules cr
+    WHERE cr.shop_id = o.shop_id AND cr.enabled AND cr.trigger = 'message.first'
+      AND (cardinality(cr.product_ids) = 0 OR o.product_id = ANY(cr.product_ids));
   END IF;
-  RETURN jsonb_build_object('message', v_message, 'eventShopId', CASE WHEN o.external THEN o.shop_id END);
+  IF cardinality(p_candidates) > 0 THEN
+    SELECT cr.id INTO v_keyword
+    FROM unnest(p_candidates) WITH ORDINALITY u(id, k) JOIN chat_rules cr ON cr.id = u.id
+    WHERE cr.shop_id = o.shop_id AND cr.enabled AND cr.trigger = 'message.keyword'
+      AND (cardinality(cr.product_ids) = 0 OR o.product_id = ANY(cr.product_ids))
+      AND NOT EXISTS (SELECT 1 FROM order_messages a WHERE a.order_id = p_order AND a.rule_id = cr.id
+        AND a.created_at > o.last_message_at - make_interval(secs => cr.cooldown_seconds))
+    ORDER BY u.k LIMIT 1;
+    IF v_keyword IS NOT NULL THEN v_rules := v_rules || v_keyword; END IF;
+  END IF;
+  IF cardinality(v_rules) > 0 THEN PERFORM chat_rules_post(p_order, v_rules, '{}', v_message); END IF;
+  RETURN jsonb_build_object('message', v_message, 'eventShopId', o.shop_id);
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rules_remind_due(p_limit integer) RETURNS jsonb LANGUAGE plpgsql AS $$
