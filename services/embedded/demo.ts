@@ -5,7 +5,7 @@ import { createApiKey } from '../../db/shops/api-keys.js'
 import { listCategories } from '../../db/catalog/categories.js'
 import type { Db } from '../../db/core/client.js'
 import { upsertCurrencyRate } from '../../db/catalog/currency-rates.js'
-import { createProduct } from '../../db/catalog/products.js'
+import { createProduct } from '../catalog/service.js'
 import { createShop } from '../../db/shops/shops.js'
 import { createChatRule } from '../../db/chat-rules/rules.js'
 import { chatRuleFields } from '../../domain/chat-rules.js'
@@ -18,7 +18,7 @@ export async function seedDemoShop (
   const categories = await listCategories(db)
   const category = categories.find((c) => c.pathEn === 'gift-cards/steam') ?? categories[0]
   const region = category.filters[0]
-  const product = await createProduct(db, shop.id, {
+  const product = await createProduct({ db }, shop.id, {
     categoryId: category.id,
     title: 'Steam wallet code, $10',
     description: 'A Steam wallet top-up code. Delivered automatically within minutes of payment.',
