@@ -5,8 +5,9 @@
 import type { FastifyInstance } from 'fastify'
 import { previewChatRule } from '../../db/chat-rules/preview.js'
 import {
-  createChatRule, deleteChatRule, getChatRule, listChatRules, replaceChatRule
+  createChatRule, deleteChatRule, getChatRule, listChatRules, replaceChatRule, ruleNotFound
 } from '../../db/chat-rules/rules.js'
+import { isUuid } from '../../domain/ids.js'
 import { chatRuleFields, ruleTemplate } from '../../domain/chat-rules.js'
 import type { ChatRuleBody, ChatRulePreviewBody } from '../../schemas/chat-rules.js'
 
@@ -14,10 +15,19 @@ export function chatRuleService (fastify: FastifyInstance) {
   return {
     list: (shopId: string) => listChatRules(fastify.db, shopId),
     get: (shopId: string, ruleId: string) => getChatRule(fastify.db, shopId, ruleId),
-    create: (shopId: string, body: ChatRuleBody) => createChatRule(fastify.db, shopId, chatRuleFields(body)),
-    replace: (shopId: string, ruleId: string, body: ChatRuleBody) =>
-      replaceChatRule(fastify.db, shopId, ruleId, chatRuleFields(body)),
-    delete: (shopId: string, ruleId: string) => deleteChatRule(fastify.db, shopId, ruleId),
+    create: (shopId: string, body: ChatRuleBody) => {
+      const fields = chatRuleFields(body)
+      return fastify.db.transaction((tx) => createChatRule(tx, shopId, fields))
+    },
+    replace: async (shopId: string, ruleId: string, body: ChatRuleBody) => {
+      if (!isUuid(ruleId)) throw ruleNotFound()
+      const fields = chatRuleFields(body)
+      return fastify.db.transaction((tx) => replaceChatRule(tx, shopId, ruleId, fields))
+    },
+    delete: async (shopId: string, ruleId: string) => {
+      if (!isUuid(ruleId)) throw ruleNotFound()
+      return fastify.db.transaction((tx) => deleteChatRule(tx, shopId, ruleId))
+    },
     preview: (shopId: string, body: ChatRulePreviewBody) =>
       previewChatRule(fastify.db, shopId, body.orderId, ruleTemplate(body.text, body.trigger))
   }

@@ -46,18 +46,18 @@ export async function seedDemoShop (
 
 /** The demo shop's chat rules (docs/chat-rules.md): a thank-you after delivery and a `!help` command. */
 export async function seedDemoChatRules (db: Db, shopId: string): Promise<void> {
-  await createChatRule(db, shopId, chatRuleFields({
+  await db.transaction((tx) => createChatRule(tx, shopId, chatRuleFields({
     name: 'Thank you',
     trigger: 'order.delivered',
     text: 'Спасибо за покупку! Thank you for your order {{orderId}} ({{productTitle}}). ' +
       'Questions? Write !help.'
-  }))
-  await createChatRule(db, shopId, chatRuleFields({
+  })))
+  await db.transaction((tx) => createChatRule(tx, shopId, chatRuleFields({
     name: 'Help',
     trigger: 'message.keyword',
     keywords: ['!help', '!помощь'],
     cooldownSeconds: 60,
     text: 'Your code is in this chat once the order is delivered; please confirm receipt after activating it. ' +
       'If the code does not work, open a claim on the order. Ваш код придёт в этот чат.'
-  }))
+  })))
 }

@@ -3,10 +3,20 @@
 // reaches every instance before it answers. Called by the operator API's routes
 // and by the portal's API keys page alike.
 import type { FastifyInstance } from 'fastify'
-import { apiKeyView, createApiKey, listApiKeys } from '../../db/shops/api-keys.js'
+import { apiKeyView, createApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../../db/shops/api-keys.js'
 import { findShop } from '../../db/shops/shops.js'
 import { isUuid } from '../../domain/ids.js'
 import { notFound } from '../../domain/errors.js'
+
+/**
+ * Revokes a key and tells every instance in the same commit (db/shops/api-keys.ts
+ * revokeApiKey): the transaction of auth's revokeApiKeyEverywhere and of the CLI.
+ */
+export function revokeApiKeyNotifying (
+  app: Pick<FastifyInstance, 'db'>, shopId: string, keyId: string
+): Promise<ApiKeyRow | undefined> {
+  return app.db.transaction((tx) => revokeApiKey(tx, shopId, keyId))
+}
 
 export function apiKeyService (fastify: FastifyInstance) {
   async function requireShop (shopId: string) {

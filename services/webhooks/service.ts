@@ -91,11 +91,12 @@ export function webhookEndpointService (fastify: FastifyInstance) {
   return {
     async create (shopId: string, body: EndpointCreateBody) {
       const { url, eventTypes: kinds = [], description = '' } = body
-      const created = await createEndpoint(fastify.db, shopId, {
+      const input = {
         url: acceptedUrl(url),
         eventTypes: canonicalEventTypes(kinds),
         description
-      })
+      }
+      const created = await fastify.db.transaction((tx) => createEndpoint(tx, shopId, input))
       if (!created) {
         throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`)
       }
@@ -122,13 +123,15 @@ export function webhookEndpointService (fastify: FastifyInstance) {
       const endpoint =
         Object.keys(changes).length === 0
           ? await findEndpoint(fastify.db, shopId, endpointId)
-          : await updateEndpoint(fastify.db, shopId, endpointId, changes)
+          : await fastify.db.transaction((tx) => updateEndpoint(tx, shopId, endpointId, changes))
       if (!endpoint) throw endpointNotFound()
       return endpointView(endpoint)
     },
 
     async remove (shopId: string, endpointId: string) {
-      const endpoint = isUuid(endpointId) ? await deleteEndpoint(fastify.db, shopId, endpointId) : undefined
+      const endpoint = isUuid(endpointId)
+        ? await fastify.db.transaction((tx) => deleteEndpoint(tx, shopId, endpointId))
+        : undefined
       if (!endpoint) throw endpointNotFound()
       return endpointView(endpoint)
     },
@@ -140,7 +143,9 @@ export function webhookEndpointService (fastify: FastifyInstance) {
     },
 
     async sendTest (shopId: string, endpointId: string) {
-      const send = isUuid(endpointId) ? await createTestSend(fastify.db, shopId, endpointId) : undefined
+      const send = isUuid(endpointId)
+        ? await fastify.db.transaction((tx) => createTestSend(tx, shopId, endpointId))
+        : undefined
       if (!send) throw endpointNotFound()
       fastify.webhookWorker.wake()
       return sendView(send)
