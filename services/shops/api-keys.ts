@@ -18,27 +18,27 @@ export function revokeApiKeyNotifying (
   return app.db.transaction((tx) => revokeApiKey(tx, shopId, keyId))
 }
 
-export function apiKeyService (fastify: FastifyInstance) {
-  async function requireShop (shopId: string) {
-    if (!(await findShop(fastify.db, shopId))) throw notFound('Shop')
-  }
+type ApiKeyApp = Pick<FastifyInstance, 'db' | 'revokeApiKeyEverywhere'>
 
-  return {
-    async create (shopId: string, name: string) {
-      await requireShop(shopId)
-      const { apiKey, secret } = await createApiKey(fastify.db, shopId, name.trim())
-      return { apiKey: apiKeyView(apiKey), secret }
-    },
+async function requireShop (app: Pick<FastifyInstance, 'db'>, shopId: string) {
+  if (!(await findShop(app.db, shopId))) throw notFound('Shop')
+}
 
-    async list (shopId: string) {
-      await requireShop(shopId)
-      return (await listApiKeys(fastify.db, shopId)).map(apiKeyView)
-    },
+/** A new key of the shop, its secret shown once; 404 NOT_FOUND for an unknown shop. */
+export async function createShopApiKey (app: Pick<FastifyInstance, 'db'>, shopId: string, name: string) {
+  await requireShop(app, shopId)
+  const { apiKey, secret } = await createApiKey(app.db, shopId, name.trim())
+  return { apiKey: apiKeyView(apiKey), secret }
+}
 
-    async revoke (shopId: string, keyId: string) {
-      const apiKey = isUuid(keyId) ? await fastify.revokeApiKeyEverywhere(shopId, keyId) : undefined
-      if (!apiKey) throw notFound('API key')
-      return apiKeyView(apiKey)
-    }
-  }
+export async function listShopApiKeys (app: Pick<FastifyInstance, 'db'>, shopId: string) {
+  await requireShop(app, shopId)
+  return (await listApiKeys(app.db, shopId)).map(apiKeyView)
+}
+
+/** Revokes the key on every instance before answering; 404 NOT_FOUND when the shop has no such key. */
+export async function revokeShopApiKey (app: ApiKeyApp, shopId: string, keyId: string) {
+  const apiKey = isUuid(keyId) ? await app.revokeApiKeyEverywhere(shopId, keyId) : undefined
+  if (!apiKey) throw notFound('API key')
+  return apiKeyView(apiKey)
 }
