@@ -7,7 +7,8 @@
 // service would (DATABASE_URL, else the embedded one in DATA_DIR, which it
 // refuses while a running server holds it) and applies pending migrations first.
 import { parseArgs } from 'node:util'
-import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from './db/shops/api-keys.js'
+import { apiKeyView, createApiKey, listApiKeys } from './db/shops/api-keys.js'
+import { revokeApiKeyNotifying } from './services/shops/api-keys.js'
 import { openDatabase, type Db } from './db/core/client.js'
 import { currencyRateView, upsertCurrencyRate } from './db/catalog/currency-rates.js'
 import { confirmOrder } from './db/orders/orders.js'
@@ -186,7 +187,7 @@ const commands: Record<string, Command<unknown, unknown>> = {
       }
     },
     run: async (db, { shopId, keyId }) => {
-      const apiKey = await revokeApiKey(db, shopId, keyId)
+      const apiKey = await revokeApiKeyNotifying({ db }, shopId, keyId)
       // Running instances hear of it from Postgres, in the same commit (db/shops/api-keys.ts): no Redis needed.
       if (!apiKey) throw new ApiError('ORDER_NOT_FOUND', `API key ${keyId} of shop ${shopId} not found.`)
       return { apiKey: apiKeyView(apiKey) }

@@ -338,8 +338,13 @@ export const idempotencyRecords = pgTable('idempotency_records', {
     body: string,
     keyId?: string
   }>(),
-  /** Names the request holding the claim, so a release drops only its own claim. */
-  claimToken: text('claim_token'),
+  /** Names the request holding the key's lease, so a release drops only its own hold. */
+  leaseToken: text('lease_token'),
+  /**
+   * The same token under its former name, still written for the older instances of a
+   * rolling start (migration 0019); the next migration drops it.
+   */
+  formerClaimToken: text('claim_token'),
   expiresAt: bigint('expires_at', { mode: 'number' }).notNull()
 }, (t) => [index('idempotency_records_expires_idx').on(t.expiresAt)])
 

@@ -9,9 +9,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import {
-  findActiveApiKey, KEY_REVOCATIONS_CHANNEL, revokeApiKey, touchApiKey, type ApiKeyRow,
-  type AuthenticatedKey
+  findActiveApiKey, KEY_REVOCATIONS_CHANNEL, touchApiKey, type ApiKeyRow, type AuthenticatedKey
 } from '../db/shops/api-keys.js'
+import { revokeApiKeyNotifying } from '../services/shops/api-keys.js'
 import { hashApiKey, isWellFormedApiKey } from '../domain/api-key.js'
 import { ApiKeyCache, publishRevocation, type PendingKeyCheck } from '../lib/api-key-cache.js'
 import { ApiError } from '../domain/errors.js'
@@ -156,7 +156,7 @@ async function authPlugin (fastify: FastifyInstance) {
     const notice = hearing(shopId)
     let apiKey: ApiKeyRow | undefined
     try {
-      apiKey = await revokeApiKey(fastify.db, shopId, keyId)
+      apiKey = await revokeApiKeyNotifying(fastify, shopId, keyId)
     } finally {
       if (!apiKey) notice.cancel()
     }

@@ -155,6 +155,9 @@ export async function resealRedisRecords (
   return { done, remaining }
 }
 
+/** The lease token's columns: lease_token, and claim_token while older instances may run (migration 0019). */
+const heldBy = (token: string | null) => ({ leaseToken: token, formerClaimToken: token })
+
 export function databaseIdempotencyStore (db: Db): IdempotencyStore {
   const t = idempotencyRecords
   return {
@@ -162,10 +165,10 @@ export function databaseIdempotencyStore (db: Db): IdempotencyStore {
       const now = Date.now()
       // Insert, or take over a record that has expired: one atomic statement.
       const claimed = await db.insert(t)
-        .values({ key, fingerprint, response: null, claimToken: token, expiresAt: now + lockMs })
+        .values({ key, fingerprint, response: null, ...heldBy(token), expiresAt: now + lockMs })
         .onConflictDoUpdate({
           target: t.key,
-          set: { fingerprint, response: null, claimToken: token, expiresAt: now + lockMs },
+          set: { fingerprint, response: null, ...heldBy(token), expiresAt: now + lockMs },
           setWhere: lt(t.expiresAt, now)
         })
         .returning({ key: t.key })
@@ -179,13 +182,15 @@ export function databaseIdempotencyStore (db: Db): IdempotencyStore {
         .set({
           fingerprint: record.fingerprint,
           response: record.response,
-          claimToken: null,
+          ...heldBy(null),
           expiresAt: Date.now() + ttlMs
         })
         .where(eq(t.key, key))
     },
     async release (key, { token }) {
-      await db.delete(t).where(and(eq(t.key, key), isNull(t.response), eq(t.claimToken, token)))
+      // Both columns must still name the request: an older instance's takeover rewrites only claim_token.
+      await db.delete(t).where(and(eq(t.key, key), isNull(t.response), eq(t.leaseToken, token),
+        eq(t.formerClaimToken, token)))
     }
   }
 }

@@ -3,7 +3,7 @@
 import { asc, eq, like, or, sql } from 'drizzle-orm'
 import { validationError } from '../../domain/errors.js'
 import type { CategoryFilterType } from '../../schemas/catalog.js'
-import type { Db, Queryable } from '../core/client.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { categories, categoryFilterOptions, categoryFilters } from '../tables.js'
 
 /**
@@ -90,23 +90,22 @@ export async function insertCategory (db: Queryable, input: CategoryInput): Prom
 }
 
 /**
- * Creates a leaf category (the operator API): refuses a path that equals, contains
- * or extends an existing one with 400 VALIDATION_ERROR. The check and the insert
- * run under one lock, so "games/x" and "games/x/y" sent at once cannot both succeed.
+ * Creates a leaf category (the operator API) inside the caller's transaction: refuses
+ * a path that equals, contains or extends an existing one with 400 VALIDATION_ERROR.
+ * The check and the insert run under one transaction-scoped lock, so "games/x" and
+ * "games/x/y" sent at once cannot both succeed.
  */
-export async function createCategory (db: Db, input: CategoryInput): Promise<Category> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${CATEGORY_CREATION_LOCK}::bigint)`)
-    const clash = await findClashingCategory(tx, input.pathEn)
-    if (clash) {
-      throw validationError(`pathEn clashes with the existing category "${clash.pathEn}"; categories are ` +
-        'leaves.', [{ path: 'body.pathEn', message: 'clashes with an existing category' }])
-    }
-    const id = await insertCategory(tx, input)
-    if (id === null) {
-      throw validationError('A category with this pathEn already ' +
-      'exists.', [{ path: 'body.pathEn', message: 'already exists' }])
-    }
-    return (await getCategory(tx, id))!
-  })
+export async function insertLeafCategory (tx: Tx, input: CategoryInput): Promise<Category> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${CATEGORY_CREATION_LOCK}::bigint)`)
+  const clash = await findClashingCategory(tx, input.pathEn)
+  if (clash) {
+    throw validationError(`pathEn clashes with the existing category "${clash.pathEn}"; categories are ` +
+      'leaves.', [{ path: 'body.pathEn', message: 'clashes with an existing category' }])
+  }
+  const id = await insertCategory(tx, input)
+  if (id === null) {
+    throw validationError('A category with this pathEn already ' +
+    'exists.', [{ path: 'body.pathEn', message: 'already exists' }])
+  }
+  return (await getCategory(tx, id))!
 }

@@ -1,5 +1,6 @@
 // Products of a shop with their fields, options and filters: create, read, list,
-// replace and archive. Every write of one product is one transaction; reads load
+// replace and archive. Every write of one product runs in one transaction, which
+// services/catalog/service.ts opens; reads load
 // a product (or a page of them) with its children and current rate in one query,
 // so `priceRub` always follows the rate at read time.
 import { randomUUID } from 'node:crypto'
@@ -14,7 +15,7 @@ import { ApiError, validationError } from '../../domain/errors.js'
 // be a second description of the body that could drift from the schema.
 import type { ProductInputBody } from '../../schemas/products.js'
 import { getCategory } from './categories.js'
-import type { Db, Queryable } from '../core/client.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { findCurrencyRate } from './currency-rates.js'
 import { findShopMedia, mediaFilePath } from './media.js'
 import { productFieldOptions, productFields, productFilters, products } from '../tables.js'
@@ -158,7 +159,8 @@ export async function listExternalProducts (db: Queryable, shopId: string): Prom
   return rows.map(toProduct)
 }
 
-function throwIfInvalid (problems: ReturnType<typeof checkProductInput>) {
+/** 400 VALIDATION_ERROR naming every problem of a product input, when there is one. */
+export function throwIfInvalid (problems: ReturnType<typeof checkProductInput>) {
   if (problems.length > 0) {
     throw validationError(`Invalid product: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, problems)
   }
@@ -244,70 +246,68 @@ async function readProduct (db: Queryable, shopId: string, id: string): Promise<
   return product
 }
 
-export async function createProduct (db: Db | Queryable, shopId: string, input: ProductInputBody): Promise<Product> {
-  throwIfInvalid([...checkProductInput(input), ...checkKeptIds(input.fields, new Map())])
-  return db.transaction(async (tx) => {
-    await checkReferences(tx, shopId, input)
-    const [{ id }] = await tx.insert(products)
-      .values({ shopId, ...productColumns(input), active: input.isActive })
-      .returning({ id: products.id })
-    await insertChildren(tx, id, input)
-    return readProduct(tx, shopId, id)
-  })
+/** Inserts a product with its children (the input checked by the caller), inside the caller's transaction. */
+export async function insertProduct (tx: Tx, shopId: string, input: ProductInputBody): Promise<Product> {
+  await checkReferences(tx, shopId, input)
+  const [{ id }] = await tx.insert(products)
+    .values({ shopId, ...productColumns(input), active: input.isActive })
+    .returning({ id: products.id })
+  await insertChildren(tx, id, input)
+  return readProduct(tx, shopId, id)
 }
 
-/** Full replacement; undefined when the shop has no such product. Field and option ids given in the input are kept. */
-export async function replaceProduct (
-  db: Queryable, shopId: string, id: string, input: ProductInputBody
+/**
+ * Full replacement under the product's row lock, inside the caller's transaction (the
+ * input checked by the caller); undefined when the shop has no such product. Field and
+ * option ids given in the input are kept.
+ */
+export async function rewriteProduct (
+  tx: Tx, shopId: string, id: string, input: ProductInputBody
 ): Promise<Product | undefined> {
-  if (!isUuid(id)) return undefined
-  throwIfInvalid(checkProductInput(input))
-  return db.transaction(async (tx) => {
-    const [current] = await tx.select({ archived: products.archived }).from(products).where(ownedBy(shopId,
-      id)).for('update')
-    if (!current) return undefined
-    await checkReferences(tx, shopId, input)
-    const existing = await tx.select({ fieldId: productFields.id, optionId: productFieldOptions.id })
-      .from(productFields)
-      .leftJoin(productFieldOptions, eq(productFieldOptions.fieldId, productFields.id))
-      .where(eq(productFields.productId, id))
-    const kept = new Map<string, Set<string>>()
-    for (const { fieldId, optionId } of existing) {
-      const options = kept.get(fieldId) ?? new Set<string>()
-      if (optionId) options.add(optionId)
-      kept.set(fieldId, options)
-    }
-    throwIfInvalid(checkKeptIds(input.fields, kept))
-    throwIfInvalid(await stockFieldProblems(tx, id, input.fields))
+  const [current] = await tx.select({ archived: products.archived }).from(products).where(ownedBy(shopId,
+    id)).for('update')
+  if (!current) return undefined
+  await checkReferences(tx, shopId, input)
+  const existing = await tx.select({ fieldId: productFields.id, optionId: productFieldOptions.id })
+    .from(productFields)
+    .leftJoin(productFieldOptions, eq(productFieldOptions.fieldId, productFields.id))
+    .where(eq(productFields.productId, id))
+  const kept = new Map<string, Set<string>>()
+  for (const { fieldId, optionId } of existing) {
+    const options = kept.get(fieldId) ?? new Set<string>()
+    if (optionId) options.add(optionId)
+    kept.set(fieldId, options)
+  }
+  throwIfInvalid(checkKeptIds(input.fields, kept))
+  throwIfInvalid(await stockFieldProblems(tx, id, input.fields))
 
-    await tx.update(products)
-      // Any replacement clears deactivatedByStock: the seller has said what `active` is.
-      .set({
-        ...productColumns(input),
-        active: current.archived ? false : input.isActive,
-        deactivatedByStock: false,
-        updatedAt: nowMs
-      })
-      .where(ownedBy(shopId, id))
-    // Children are rewritten whole; kept ids are inserted again as they were.
-    await tx.delete(productFields).where(eq(productFields.productId, id))
-    await tx.delete(productFilters).where(eq(productFilters.productId, id))
-    await insertChildren(tx, id, input)
-    return readProduct(tx, shopId, id)
-  })
+  await tx.update(products)
+    // Any replacement clears deactivatedByStock: the seller has said what `active` is.
+    .set({
+      ...productColumns(input),
+      active: current.archived ? false : input.isActive,
+      deactivatedByStock: false,
+      updatedAt: nowMs
+    })
+    .where(ownedBy(shopId, id))
+  // Children are rewritten whole; kept ids are inserted again as they were.
+  await tx.delete(productFields).where(eq(productFields.productId, id))
+  await tx.delete(productFilters).where(eq(productFilters.productId, id))
+  await insertChildren(tx, id, input)
+  return readProduct(tx, shopId, id)
 }
 
-/** Archives (hidden and inactive) or un-archives (still inactive); undefined when the shop has no such product. */
-export async function archiveProduct (
-  db: Queryable, shopId: string, id: string, archived: boolean
+/**
+ * Archives (hidden and inactive) or un-archives (still inactive), inside the caller's
+ * transaction; undefined when the shop has no such product.
+ */
+export async function setProductArchived (
+  tx: Tx, shopId: string, id: string, archived: boolean
 ): Promise<Product | undefined> {
-  if (!isUuid(id)) return undefined
-  return db.transaction(async (tx) => {
-    const [row] = await tx.update(products)
-      .set(archived ? { archived, active: false, updatedAt: nowMs } : { archived, updatedAt: nowMs })
-      .where(ownedBy(shopId, id))
-      .returning({ id: products.id })
-    if (!row) return undefined
-    return readProduct(tx, shopId, id)
-  })
+  const [row] = await tx.update(products)
+    .set(archived ? { archived, active: false, updatedAt: nowMs } : { archived, updatedAt: nowMs })
+    .where(ownedBy(shopId, id))
+    .returning({ id: products.id })
+  if (!row) return undefined
+  return readProduct(tx, shopId, id)
 }

@@ -8,7 +8,7 @@
 import { ApiError, notFound } from '../../domain/errors.js'
 import { MAX_RULES_PER_SHOP, type ChatRuleFields } from '../../domain/chat-rules.js'
 import { isUuid } from '../../domain/ids.js'
-import type { Db, Queryable, Tx } from '../core/client.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 
@@ -73,21 +73,19 @@ const productIdsSql = (n: number) => `array(select value::uuid from jsonb_array_
 const keywordsSql = (n: number) => `array(select value from jsonb_array_elements_text($${n}::text::jsonb))`
 
 /** Creates a rule of the shop; 409 CHAT_RULE_LIMIT when it has its 100 already. */
-export function createChatRule (db: Db, shopId: string, fields: ChatRuleFields): Promise<ChatRule> {
-  return db.transaction(async (tx) => {
-    await lockShopRules(tx, shopId)
-    const [{ rules }] = await run<{ rules: number }>(tx,
-      'select count(*)::int as rules from chat_rules where shop_id = $1', [shopId])
-    if (rules >= MAX_RULES_PER_SHOP) throw new ApiError('CHAT_RULE_LIMIT')
-    await checkProducts(tx, shopId, fields.productIds)
-    const [rule] = await run<ChatRule>(tx, `with r as (
-        insert into chat_rules (shop_id, name, enabled, trigger, priority, product_ids, keywords, cooldown_seconds,
-          after_minutes, call_seller, text, template)
-        values ($1, $2, $3, $4, $5, ${productIdsSql(6)}, ${keywordsSql(7)}, $8, $9, $10, $11, $12::text::jsonb)
-        returning *
-      ) select ${ruleColumns('r')} from r`, [shopId, ...fieldParams(fields)])
-    return rule
-  })
+export async function createChatRule (tx: Tx, shopId: string, fields: ChatRuleFields): Promise<ChatRule> {
+  await lockShopRules(tx, shopId)
+  const [{ rules }] = await run<{ rules: number }>(tx,
+    'select count(*)::int as rules from chat_rules where shop_id = $1', [shopId])
+  if (rules >= MAX_RULES_PER_SHOP) throw new ApiError('CHAT_RULE_LIMIT')
+  await checkProducts(tx, shopId, fields.productIds)
+  const [rule] = await run<ChatRule>(tx, `with r as (
+      insert into chat_rules (shop_id, name, enabled, trigger, priority, product_ids, keywords, cooldown_seconds,
+        after_minutes, call_seller, text, template)
+      values ($1, $2, $3, $4, $5, ${productIdsSql(6)}, ${keywordsSql(7)}, $8, $9, $10, $11, $12::text::jsonb)
+      returning *
+    ) select ${ruleColumns('r')} from r`, [shopId, ...fieldParams(fields)])
+  return rule
 }
 
 /**
@@ -95,43 +93,39 @@ export function createChatRule (db: Db, shopId: string, fields: ChatRuleFields):
  * fires from; a new `afterMinutes` moves its pending reminders' due times (those a
  * scheduler is posting right now keep theirs).
  */
-export function replaceChatRule (db: Db, shopId: string, ruleId: string, fields: ChatRuleFields): Promise<ChatRule> {
-  if (!isUuid(ruleId)) throw ruleNotFound()
-  return db.transaction(async (tx) => {
-    await lockShopRules(tx, shopId)
-    await checkProducts(tx, shopId, fields.productIds)
-    const [rule] = await run<ChatRule>(tx, `with old as (
-        select id, enabled from chat_rules where id = $1 and shop_id = $2 for update
-      ), r as (
-        update chat_rules c set name = $3, enabled = $4, trigger = $5, priority = $6, product_ids = ${productIdsSql(7)},
-          keywords = ${keywordsSql(8)}, cooldown_seconds = $9, after_minutes = $10, call_seller = $11, text = $12,
-          template = $13::text::jsonb, updated_at = ${NOW_MS},
-          enabled_at = case when $4 and not old.enabled then ${NOW_MS} else c.enabled_at end
-        from old where c.id = old.id
-        returning c.*
-      ) select ${ruleColumns('r')} from r`, [ruleId, shopId, ...fieldParams(fields)])
-    if (!rule) throw ruleNotFound()
-    if (fields.afterMinutes !== null) {
-      await run(tx, `update chat_rule_reminders c set due_at = c.delivered_at + make_interval(mins => $2::int)
-        where (c.rule_id, c.order_id) in (select rule_id, order_id from chat_rule_reminders
-          where rule_id = $1 for update skip locked)`, [ruleId, fields.afterMinutes])
-    }
-    return rule
-  })
+export async function replaceChatRule (
+  tx: Tx, shopId: string, ruleId: string, fields: ChatRuleFields
+): Promise<ChatRule> {
+  await lockShopRules(tx, shopId)
+  await checkProducts(tx, shopId, fields.productIds)
+  const [rule] = await run<ChatRule>(tx, `with old as (
+      select id, enabled from chat_rules where id = $1 and shop_id = $2 for update
+    ), r as (
+      update chat_rules c set name = $3, enabled = $4, trigger = $5, priority = $6, product_ids = ${productIdsSql(7)},
+        keywords = ${keywordsSql(8)}, cooldown_seconds = $9, after_minutes = $10, call_seller = $11, text = $12,
+        template = $13::text::jsonb, updated_at = ${NOW_MS},
+        enabled_at = case when $4 and not old.enabled then ${NOW_MS} else c.enabled_at end
+      from old where c.id = old.id
+      returning c.*
+    ) select ${ruleColumns('r')} from r`, [ruleId, shopId, ...fieldParams(fields)])
+  if (!rule) throw ruleNotFound()
+  if (fields.afterMinutes !== null) {
+    await run(tx, `update chat_rule_reminders c set due_at = c.delivered_at + make_interval(mins => $2::int)
+      where (c.rule_id, c.order_id) in (select rule_id, order_id from chat_rule_reminders
+        where rule_id = $1 for update skip locked)`, [ruleId, fields.afterMinutes])
+  }
+  return rule
 }
 
 /** Deletes a rule of the shop; its messages keep their `ruleId`. Returns it as it was. */
-export function deleteChatRule (db: Db, shopId: string, ruleId: string): Promise<ChatRule> {
-  if (!isUuid(ruleId)) throw ruleNotFound()
-  return db.transaction(async (tx) => {
-    await lockShopRules(tx, shopId)
-    const [rule] = await run<ChatRule>(tx, `with r as (
-        delete from chat_rules where id = $1 and shop_id = $2 returning *
-      ) select ${ruleColumns('r')} from r`, [ruleId, shopId])
-    if (!rule) throw ruleNotFound()
-    // Reminders a scheduler holds right now are skipped: it finds the rule gone and posts nothing.
-    await run(tx, `delete from chat_rule_reminders where (rule_id, order_id) in (select rule_id, order_id
-      from chat_rule_reminders where rule_id = $1 for update skip locked)`, [ruleId])
-    return rule
-  })
+export async function deleteChatRule (tx: Tx, shopId: string, ruleId: string): Promise<ChatRule> {
+  await lockShopRules(tx, shopId)
+  const [rule] = await run<ChatRule>(tx, `with r as (
+      delete from chat_rules where id = $1 and shop_id = $2 returning *
+    ) select ${ruleColumns('r')} from r`, [ruleId, shopId])
+  if (!rule) throw ruleNotFound()
+  // Reminders a scheduler holds right now are skipped: it finds the rule gone and posts nothing.
+  await run(tx, `delete from chat_rule_reminders where (rule_id, order_id) in (select rule_id, order_id
+    from chat_rule_reminders where rule_id = $1 for update skip locked)`, [ruleId])
+  return rule
 }

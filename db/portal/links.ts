@@ -3,7 +3,7 @@
 // the same transaction, so two openings at once cannot both enter.
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
 import { generateLinkToken, hashPortalToken, type PortalLocale } from '../../domain/portal-token.js'
-import type { Db, Queryable } from '../core/client.js'
+import type { Db, Queryable, Tx } from '../core/client.js'
 import { nowMs } from '../core/time.js'
 import { shops } from '../tables.js'
 import { portalLinks } from './tables.js'
@@ -65,15 +65,13 @@ export async function voidUnusedLinks (db: Queryable, shopId: string): Promise<n
   return voided.length
 }
 
-/** Opens a link: the session it starts, or null when it is unknown, used or expired. */
-export async function enterWithLink (db: Db, token: string): Promise<StartedSession | null> {
-  return db.transaction(async (tx) => {
-    const [link] = await tx
-      .update(portalLinks)
-      .set({ usedAt: nowMs })
-      .where(openable(token))
-      .returning({ shopId: portalLinks.shopId, readOnly: portalLinks.readOnly, locale: portalLinks.locale })
-    if (!link) return null
-    return startSession(tx, link.shopId, { readOnly: link.readOnly, locale: link.locale as PortalLocale })
-  })
+/** Opens a link, in the caller's transaction: the session it starts, or null when it is unknown, used or expired. */
+export async function enterWithLink (tx: Tx, token: string): Promise<StartedSession | null> {
+  const [link] = await tx
+    .update(portalLinks)
+    .set({ usedAt: nowMs })
+    .where(openable(token))
+    .returning({ shopId: portalLinks.shopId, readOnly: portalLinks.readOnly, locale: portalLinks.locale })
+  if (!link) return null
+  return startSession(tx, link.shopId, { readOnly: link.readOnly, locale: link.locale as PortalLocale })
 }

@@ -2,7 +2,7 @@
 // the lookup by hash of a key the service has not cached.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { displayPrefix, generateApiKeySecret, hashApiKey } from '../../domain/api-key.js'
-import type { Db, Queryable } from '../core/client.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { preparedOnce } from '../core/sql.js'
 import { nowMs } from '../core/time.js'
 import { apiKeys } from '../tables.js'
@@ -66,15 +66,13 @@ export const KEY_REVOCATIONS_CHANNEL = 'seller_api_key_revocations'
  * Unlike the events' notifications (db/core/notifications.ts) it is sent inside the
  * transaction: revocations are rare, so the commit lock a NOTIFY takes costs nothing.
  */
-export async function revokeApiKey (db: Db, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
-  return db.transaction(async (tx) => {
-    const [apiKey] = await tx.update(apiKeys)
-      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${nowMs})` })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.shopId, shopId)))
-      .returning(publicColumns)
-    if (apiKey) await tx.execute(sql`select pg_notify(${KEY_REVOCATIONS_CHANNEL}, ${shopId})`)
-    return apiKey
-  })
+export async function revokeApiKey (tx: Tx, shopId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  const [apiKey] = await tx.update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${nowMs})` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.shopId, shopId)))
+    .returning(publicColumns)
+  if (apiKey) await tx.execute(sql`select pg_notify(${KEY_REVOCATIONS_CHANNEL}, ${shopId})`)
+  return apiKey
 }
 
 export interface AuthenticatedKey { id: string, shopId: string, lastUsedAt: Date | null }

@@ -8,15 +8,13 @@
 // of available items (FOR UPDATE SKIP LOCKED skips only the rows a re-encryption
 // batch holds). The orders the items go to are written by db/orders/.
 import type { StockCipher } from '../../domain/stock-cipher.js'
-import { chosenOptionKey, signalsOf, type StockSignal } from '../../domain/stock-rules.js'
+import { chosenOptionKey, signalsOf, type AutoDelivery, type StockSignal } from '../../domain/stock-rules.js'
 import type { Tx } from '../core/client.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import { notifyAfterCommit } from '../core/notifications.js'
 import { appendEventRowsCtes } from '../events/statements.js'
 import { run, runPrepared } from '../core/sql.js'
 import { NOW_MS as nowMs } from '../core/time.js'
-
-export type AutoDelivery = 'off' | 'stock' | 'endpoint'
 
 /** The stock settings of a product, read under its row lock. */
 export interface StockProduct {

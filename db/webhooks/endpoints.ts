@@ -7,7 +7,7 @@
 // delivered by its rules and none before it.
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { generateWebhookSecret } from '../../domain/webhook-signing.js'
-import type { Db, Queryable, Tx } from '../core/client.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { failPendingSends } from './sends.js'
 import { shops } from '../tables.js'
 import { webhookDeliveries, webhookEndpoints } from './tables.js'
@@ -52,19 +52,17 @@ async function lockShop (tx: Tx, shopId: string): Promise<void> {
 
 export interface EndpointInput { url: string, eventTypes: string[], description: string }
 
-/** Creates an endpoint; null when the shop already has MAX_ENDPOINTS_PER_SHOP. */
+/** Creates an endpoint, in the caller's transaction; null when the shop already has MAX_ENDPOINTS_PER_SHOP. */
 export async function createEndpoint (
-  db: Db, shopId: string, input: EndpointInput
+  tx: Tx, shopId: string, input: EndpointInput
 ): Promise<{ endpoint: EndpointRow, secret: string } | null> {
-  return db.transaction(async (tx) => {
-    await lockShop(tx, shopId)
-    const [{ endpoints }] = await tx.select({ endpoints: count() }).from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.shopId, shopId), isWebhookEndpoint))
-    if (endpoints >= MAX_ENDPOINTS_PER_SHOP) return null
-    const secret = generateWebhookSecret()
-    const [endpoint] = await tx.insert(webhookEndpoints).values({ shopId, ...input, secret }).returning(endpointColumns)
-    return { endpoint, secret }
-  })
+  await lockShop(tx, shopId)
+  const [{ endpoints }] = await tx.select({ endpoints: count() }).from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.shopId, shopId), isWebhookEndpoint))
+  if (endpoints >= MAX_ENDPOINTS_PER_SHOP) return null
+  const secret = generateWebhookSecret()
+  const [endpoint] = await tx.insert(webhookEndpoints).values({ shopId, ...input, secret }).returning(endpointColumns)
+  return { endpoint, secret }
 }
 
 export function listEndpoints (db: Queryable, shopId: string): Promise<EndpointRow[]> {
@@ -85,47 +83,43 @@ export interface EndpointChanges { url?: string, eventTypes?: string[], descript
 const DISABLED_BY_REQUEST = 'Disabled through the API.'
 
 /**
- * Applies `changes`. Disabling fails the pending deliveries (none is sent
+ * Applies `changes`, in the caller's transaction. Disabling fails the pending deliveries (none is sent
  * automatically while disabled); enabling clears the reason and the failure
  * streak, and resumes with the events from then on.
  */
 export async function updateEndpoint (
-  db: Db, shopId: string, endpointId: string, changes: EndpointChanges
+  tx: Tx, shopId: string, endpointId: string, changes: EndpointChanges
 ): Promise<EndpointRow | undefined> {
-  return db.transaction(async (tx) => {
-    await lockShop(tx, shopId)
-    const [endpoint] = await tx.update(webhookEndpoints)
-      .set({
-        ...changes,
-        ...(changes.enabled === true ? { disabledReason: null, failingSince: null } : {}),
-        // An endpoint disabled already keeps the reason it has (e.g. its failures).
-        ...(changes.enabled === false
-          ? { disabledReason: sql`coalesce(${webhookEndpoints.disabledReason}, ${DISABLED_BY_REQUEST})` }
-          : {}),
-        updatedAt: nowMs
-      })
-      .where(ownedBy(shopId, endpointId))
-      .returning(endpointColumns)
-    if (endpoint && changes.enabled === false) {
-      await failPendingSends(tx, endpointId,
-        'Not sent: the endpoint was disabled.')
-    }
-    return endpoint
-  })
+  await lockShop(tx, shopId)
+  const [endpoint] = await tx.update(webhookEndpoints)
+    .set({
+      ...changes,
+      ...(changes.enabled === true ? { disabledReason: null, failingSince: null } : {}),
+      // An endpoint disabled already keeps the reason it has (e.g. its failures).
+      ...(changes.enabled === false
+        ? { disabledReason: sql`coalesce(${webhookEndpoints.disabledReason}, ${DISABLED_BY_REQUEST})` }
+        : {}),
+      updatedAt: nowMs
+    })
+    .where(ownedBy(shopId, endpointId))
+    .returning(endpointColumns)
+  if (endpoint && changes.enabled === false) {
+    await failPendingSends(tx, endpointId,
+      'Not sent: the endpoint was disabled.')
+  }
+  return endpoint
 }
 
-/** Deletes an endpoint with its deliveries; returns it as it was. */
-export async function deleteEndpoint (db: Db, shopId: string, endpointId: string): Promise<EndpointRow | undefined> {
-  return db.transaction(async (tx) => {
-    await lockShop(tx, shopId)
-    // Explicitly: the foreign key keeps delivery requests (set null), not deliveries.
-    await tx.delete(webhookDeliveries).where(and(
-      eq(webhookDeliveries.endpointId, endpointId),
-      sql`exists (select 1 from ${webhookEndpoints} where ${ownedBy(shopId, endpointId)})`
-    ))
-    const [endpoint] = await tx.delete(webhookEndpoints).where(ownedBy(shopId, endpointId)).returning(endpointColumns)
-    return endpoint
-  })
+/** Deletes an endpoint with its attempts' rows, in the caller's transaction; returns it as it was. */
+export async function deleteEndpoint (tx: Tx, shopId: string, endpointId: string): Promise<EndpointRow | undefined> {
+  await lockShop(tx, shopId)
+  // Explicitly: the foreign key keeps delivery requests (set null), not deliveries.
+  await tx.delete(webhookDeliveries).where(and(
+    eq(webhookDeliveries.endpointId, endpointId),
+    sql`exists (select 1 from ${webhookEndpoints} where ${ownedBy(shopId, endpointId)})`
+  ))
+  const [endpoint] = await tx.delete(webhookEndpoints).where(ownedBy(shopId, endpointId)).returning(endpointColumns)
+  return endpoint
 }
 
 /**

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import { WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
 import type { SendCursor, SendStatus } from '../../domain/webhook-sends.js'
-import type { Db, Queryable, Tx } from '../core/client.js'
+import type { Queryable, Tx } from '../core/client.js'
 import { webhookDeliveries, webhookEndpoints } from './tables.js'
 import { nowMs } from '../core/time.js'
 
@@ -54,24 +54,22 @@ const endpointOfShop = (shopId: string, endpointId: string) => and(
     and ${webhookEndpoints.shopId} = ${shopId} and ${webhookEndpoints.purpose} = 'events')`
 )
 
-/** A `webhook.test` send to this endpoint only (whatever its kinds), due now. */
-export async function createTestSend (db: Db, shopId: string, endpointId: string): Promise<WebhookSendRow | undefined> {
-  return db.transaction(async (tx) => {
-    // The key-share lock keeps the endpoint from being deleted under the insert.
-    const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId),
-        eq(webhookEndpoints.purpose, 'events')))
-      .for('key share')
-    if (!endpoint) return undefined
-    const [send] = await tx.insert(webhookDeliveries).values({
-      endpointId,
-      webhookId: randomUUID(),
-      eventType: WEBHOOK_TEST_EVENT,
-      payload: { timestamp: new Date().toISOString(), data: { endpointId } },
-      nextAttemptAt: nowMs
-    }).returning(sendColumns)
-    return send
-  })
+/** A `webhook.test` send to this endpoint only (whatever its kinds), due now, in the caller's transaction. */
+export async function createTestSend (tx: Tx, shopId: string, endpointId: string): Promise<WebhookSendRow | undefined> {
+  // The key-share lock keeps the endpoint from being deleted under the insert.
+  const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId),
+      eq(webhookEndpoints.purpose, 'events')))
+    .for('key share')
+  if (!endpoint) return undefined
+  const [send] = await tx.insert(webhookDeliveries).values({
+    endpointId,
+    webhookId: randomUUID(),
+    eventType: WEBHOOK_TEST_EVENT,
+    payload: { timestamp: new Date().toISOString(), data: { endpointId } },
+    nextAttemptAt: nowMs
+  }).returning(sendColumns)
+  return send
 }
 
 export interface SendListOptions { status?: SendStatus, limit: number, after?: SendCursor }

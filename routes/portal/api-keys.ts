@@ -4,7 +4,7 @@
 // revocation that reaches every instance before the page answers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { NameInput } from '../../schemas/operator.js'
-import { apiKeyService } from '../../services/shops/api-keys.js'
+import { createShopApiKey, listShopApiKeys, revokeShopApiKey } from '../../services/shops/api-keys.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -13,10 +13,8 @@ import { formErrors, type PageData } from './render.js'
 type Params = { id: string }
 
 export default async function apiKeysPage (fastify: FastifyInstance) {
-  const actions = apiKeyService(fastify)
-
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}, status = 200) {
-    const keys = await actions.list(request.portalSession!.shopId)
+    const keys = await listShopApiKeys(fastify, request.portalSession!.shopId)
     return reply.portalPage(
       'api-keys',
       { section: 'api-keys', title: 'keys.title', canonical: '/portal/api-keys', keys, name: '', ...data },
@@ -31,7 +29,9 @@ export default async function apiKeysPage (fastify: FastifyInstance) {
   fastify.post('/', async function createKey (request, reply) {
     const session = request.portalSession!
     const name = text(formOf(request.body), 'name')
-    const created = await attempt(async () => actions.create(session.shopId, validated(NameInput, { name }).name))
+    const created = await attempt(async () => createShopApiKey(
+      fastify, session.shopId, validated(NameInput, { name }).name
+    ))
     if (!created.ok) {
       return listPage(
         request,
@@ -49,7 +49,7 @@ export default async function apiKeysPage (fastify: FastifyInstance) {
   })
 
   fastify.get<{ Params: Params }>('/:id/revoke', async function confirmRevoke (request, reply) {
-    const key = (await actions.list(request.portalSession!.shopId)).find(
+    const key = (await listShopApiKeys(fastify, request.portalSession!.shopId)).find(
       (k) => k.id === request.params.id && k.revokedAt === null
     )
     if (!key) return reply.portalPage('not-found', { section: 'api-keys', title: 'errors.notFound' }, 404)
@@ -63,7 +63,7 @@ export default async function apiKeysPage (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/revoke', async function revokeKey (request, reply) {
     const session = request.portalSession!
-    const key = await actions.revoke(session.shopId, request.params.id)
+    const key = await revokeShopApiKey(fastify, session.shopId, request.params.id)
     await recordPortalAction(fastify, request, 'apiKey.revoked', { name: key.name, prefix: key.prefix })
     return listPage(request, reply, { notice: translator(session.locale)('keys.revoked', { name: key.name }) })
   })

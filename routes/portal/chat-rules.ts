@@ -9,7 +9,10 @@ import type { ChatRule } from '../../services/chat-rules/service.js'
 import { claimPlaceholders, FIELD_PREFIX, orderPlaceholders } from '../../domain/chat-rule-template.js'
 import { chatRuleTriggers } from '../../domain/chat-rules.js'
 import { ChatRuleBody, ChatRulePreviewBody } from '../../schemas/chat-rules.js'
-import { chatRuleService } from '../../services/chat-rules/service.js'
+import {
+  createShopChatRule, deleteShopChatRule, getShopChatRule, listShopChatRules, previewShopChatRule,
+  replaceShopChatRule
+} from '../../services/chat-rules/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -73,12 +76,11 @@ const defaults = valuesOf({
 })
 
 export default async function chatRulesPage (fastify: FastifyInstance) {
-  const actions = chatRuleService(fastify)
   const placeholders = { order: orderPlaceholders, claim: claimPlaceholders, field: `${FIELD_PREFIX}…` }
   const shared = { section: 'chat-rules' as const, triggers: chatRuleTriggers, placeholders }
 
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}) {
-    const rules = await actions.list(request.portalSession!.shopId)
+    const rules = await listShopChatRules(fastify, request.portalSession!.shopId)
     return reply.portalPage('chat-rules', {
       ...shared, title: 'rules.title', canonical: '/portal/chat-rules', rules, ...data
     })
@@ -111,7 +113,9 @@ export default async function chatRulesPage (fastify: FastifyInstance) {
     const values = { ...valuesOf(body), orderId: text(form, 'orderId') }
     if (text(form, 'intent') === 'preview') {
       const previewBody = { text: body.text, trigger: body.trigger, orderId: values.orderId }
-      const preview = await attempt(() => actions.preview(session.shopId, validated(ChatRulePreviewBody, previewBody)))
+      const preview = await attempt(() => previewShopChatRule(
+        fastify, session.shopId, validated(ChatRulePreviewBody, previewBody)
+      ))
       if (!preview.ok) {
         const errors = formErrors(preview.error, session.locale, ruleFields, 'orderId')
         return formPage(request, reply, rule, { values, errors }, 400)
@@ -139,26 +143,26 @@ export default async function chatRulesPage (fastify: FastifyInstance) {
   })
 
   fastify.post('/', async function createRule (request, reply) {
-    return submitted(request, reply, null, (body) => actions.create(request.portalSession!.shopId, body))
+    return submitted(request, reply, null, (body) => createShopChatRule(fastify, request.portalSession!.shopId, body))
   })
 
   fastify.get<{ Params: Params }>('/:id', async function editRule (request, reply) {
-    const rule = await actions.get(request.portalSession!.shopId, request.params.id)
+    const rule = await getShopChatRule(fastify, request.portalSession!.shopId, request.params.id)
     return formPage(request, reply, rule, {})
   })
 
   fastify.post<{ Params: Params }>('/:id', async function saveRule (request, reply) {
     const { shopId } = request.portalSession!
-    const rule = await actions.get(shopId, request.params.id)
-    return submitted(request, reply, rule, (body) => actions.replace(shopId, rule.id, body))
+    const rule = await getShopChatRule(fastify, shopId, request.params.id)
+    return submitted(request, reply, rule, (body) => replaceShopChatRule(fastify, shopId, rule.id, body))
   })
 
   fastify.post<{ Params: Params }>('/:id/enabled', async function switchRule (request, reply) {
     const session = request.portalSession!
-    const rule = await actions.get(session.shopId, request.params.id)
+    const rule = await getShopChatRule(fastify, session.shopId, request.params.id)
     const enabled = text(formOf(request.body), 'enabled') === 'true'
     const { id, firedCount, lastFiredAt, createdAt, updatedAt, ...body } = rule
-    const saved = await actions.replace(session.shopId, id, { ...body, enabled })
+    const saved = await replaceShopChatRule(fastify, session.shopId, id, { ...body, enabled })
     await recordPortalAction(fastify, request, enabled ? 'chatRule.enabled' : 'chatRule.disabled', { name: saved.name })
     const t = translator(session.locale)
     const notice = t(enabled ? 'rules.enabledNotice' : 'rules.disabledNotice', { name: saved.name })
@@ -166,7 +170,7 @@ export default async function chatRulesPage (fastify: FastifyInstance) {
   })
 
   fastify.get<{ Params: Params }>('/:id/delete', async function confirmDelete (request, reply) {
-    const rule = await actions.get(request.portalSession!.shopId, request.params.id)
+    const rule = await getShopChatRule(fastify, request.portalSession!.shopId, request.params.id)
     return reply.portalPage('confirm', {
       ...shared,
       title: 'rules.deleteTitle',
@@ -179,7 +183,7 @@ export default async function chatRulesPage (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/delete', async function deleteRule (request, reply) {
     const session = request.portalSession!
-    const rule = await actions.delete(session.shopId, request.params.id)
+    const rule = await deleteShopChatRule(fastify, session.shopId, request.params.id)
     await recordPortalAction(fastify, request, 'chatRule.deleted', { name: rule.name })
     return listPage(request, reply, { notice: translator(session.locale)('rules.deleted', { name: rule.name }) })
   })

@@ -8,7 +8,10 @@ import { listRecentDeliveryRequests } from '../../services/delivery-endpoint/ser
 import { listProducts } from '../../services/catalog/service.js'
 import { DeliveryEndpointBody, DeliveryTestBody } from '../../schemas/delivery-endpoint.js'
 import { clientGone } from '../../lib/client-gone.js'
-import { deliveryEndpointService, deliveryEndpointNotFound } from '../../services/delivery-endpoint/service.js'
+import {
+  deleteShopDeliveryEndpoint, deliveryEndpointNotFound, findShopDeliveryEndpoint, putShopDeliveryEndpoint,
+  rotateShopDeliverySecret, testShopDeliveryEndpoint
+} from '../../services/delivery-endpoint/service.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -26,12 +29,10 @@ const testFields: FormFields = {
 const quantityOf = (value: string) => (/^\s*\d{1,7}\s*$/.test(value) ? Number(value) : value)
 
 export default async function deliveryEndpointPage (fastify: FastifyInstance) {
-  const actions = deliveryEndpointService(fastify)
-
   async function page (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}, status = 200) {
     const { shopId } = request.portalSession!
     const [endpoint, { products }, requests] = await Promise.all([
-      actions.find(shopId),
+      findShopDeliveryEndpoint(fastify, shopId),
       listProducts(fastify.db, shopId, { page: 1, limit: 100, archived: false }),
       listRecentDeliveryRequests(fastify.db, shopId, RECENT_REQUESTS)
     ])
@@ -64,7 +65,9 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
     const session = request.portalSession!
     const t = translator(session.locale)
     const url = text(formOf(request.body), 'url')
-    const saved = await attempt(() => actions.put(session.shopId, validated(DeliveryEndpointBody, { url })))
+    const saved = await attempt(() => putShopDeliveryEndpoint(
+      fastify, session.shopId, validated(DeliveryEndpointBody, { url })
+    ))
     if (!saved.ok) {
       const errors = formErrors(saved.error, session.locale, urlFields, 'url')
       if (template === 'delivery-endpoint') return page(request, reply, { values: { url }, errors }, 400)
@@ -100,7 +103,7 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
   })
 
   fastify.get('/edit', async function editDeliveryEndpoint (request, reply) {
-    const endpoint = await actions.find(request.portalSession!.shopId)
+    const endpoint = await findShopDeliveryEndpoint(fastify, request.portalSession!.shopId)
     if (!endpoint) throw deliveryEndpointNotFound()
     return reply.portalPage('delivery-endpoint-form', {
       section: 'delivery-endpoint',
@@ -114,7 +117,7 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
   })
 
   fastify.get('/rotate', async function confirmRotate (request, reply) {
-    if (!(await actions.find(request.portalSession!.shopId))) throw deliveryEndpointNotFound()
+    if (!(await findShopDeliveryEndpoint(fastify, request.portalSession!.shopId))) throw deliveryEndpointNotFound()
     return reply.portalPage('confirm', {
       section: 'delivery-endpoint',
       title: 'delivery.rotateTitle',
@@ -125,7 +128,7 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
   })
 
   fastify.post('/rotate', async function rotateSecret (request, reply) {
-    const { deliveryEndpoint, secret } = await actions.rotateSecret(request.portalSession!.shopId)
+    const { deliveryEndpoint, secret } = await rotateShopDeliverySecret(fastify, request.portalSession!.shopId)
     await recordPortalAction(fastify, request, 'delivery.rotated')
     return reply.portalPage('delivery-endpoint-secret', {
       section: 'delivery-endpoint',
@@ -137,7 +140,7 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
   })
 
   fastify.get('/delete', async function confirmDelete (request, reply) {
-    if (!(await actions.find(request.portalSession!.shopId))) throw deliveryEndpointNotFound()
+    if (!(await findShopDeliveryEndpoint(fastify, request.portalSession!.shopId))) throw deliveryEndpointNotFound()
     return reply.portalPage('confirm', {
       section: 'delivery-endpoint',
       title: 'delivery.deleteTitle',
@@ -149,7 +152,7 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
 
   fastify.post('/delete', async function deleteDeliveryEndpoint (request, reply) {
     const session = request.portalSession!
-    const endpoint = await actions.remove(session.shopId)
+    const endpoint = await deleteShopDeliveryEndpoint(fastify, session.shopId)
     await recordPortalAction(fastify, request, 'delivery.deleted', { host: hostOf(endpoint.url) })
     return page(request, reply, { notice: translator(session.locale)('delivery.deleted') })
   })
@@ -160,7 +163,7 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
     const testValues = { productId: text(form, 'productId'), quantity: text(form, 'quantity') }
     const body = { productId: testValues.productId, quantity: quantityOf(testValues.quantity) }
     const tested = await attempt(() =>
-      actions.test(session.shopId, validated(DeliveryTestBody, body), clientGone(reply))
+      testShopDeliveryEndpoint(fastify, session.shopId, validated(DeliveryTestBody, body), clientGone(reply))
     )
     if (!tested.ok) {
       const errors = formErrors(

@@ -11,7 +11,7 @@
 // RATE_LIMIT_WINDOW_MS, windows of its own): a token cannot be guessed, but each
 // opening is a database lookup, and nobody may turn the link into database load.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { endSession, enterWithLink, findOpenableLink, touchLiveSession } from '../../services/portal/service.js'
+import { endSession, enterPortal, findOpenableLink, touchLiveSession } from '../../services/portal/service.js'
 import { ApiError } from '../../domain/errors.js'
 import { isWellFormedLinkToken, isWellFormedSessionToken } from '../../domain/portal-token.js'
 import { limitPerClientIp } from '../../plugins/client-ip-rate-limit.js'
@@ -40,7 +40,7 @@ export default async function entering (fastify: FastifyInstance, options: { coo
 
   /** Uses the link up and starts its session: the cookie lives as long as the browser (no Max-Age). */
   async function enter (request: FastifyRequest, reply: FastifyReply, token: string, replacing?: string) {
-    const started = await enterWithLink(fastify.db, token)
+    const started = await enterPortal(fastify, token)
     if (!started) return reply.barePage('link-invalid', 'link.invalidTitle', 401)
     if (replacing !== undefined) await endSession(fastify.db, replacing)
     reply.setCookie(cookieName, started.token, { path: '/', httpOnly: true, sameSite: 'lax', secure })

@@ -6,7 +6,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_ENDPOINTS_PER_SHOP } from '../../services/webhooks/service.js'
 import { eventTypes } from '../../domain/event-types.js'
 import { EndpointCreateBody, EndpointPatchBody } from '../../schemas/webhooks.js'
-import { webhookEndpointService, type EndpointView } from '../../services/webhooks/service.js'
+import {
+  createWebhookEndpoint, deleteWebhookEndpoint, type EndpointView, getWebhookEndpoint, listWebhookEndpoints,
+  listWebhookSends, retryWebhookSend, rotateWebhookSecret, sendWebhookTest, updateWebhookEndpoint
+} from '../../services/webhooks/service.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
@@ -37,11 +40,10 @@ const valuesOf = (endpoint: EndpointView) => ({
 })
 
 export default async function webhooksPage (fastify: FastifyInstance) {
-  const actions = webhookEndpointService(fastify)
   const shared = { section: 'webhooks' as const, eventTypes, maxEndpoints: MAX_ENDPOINTS_PER_SHOP }
 
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}) {
-    const endpoints = await actions.list(request.portalSession!.shopId)
+    const endpoints = await listWebhookEndpoints(fastify, request.portalSession!.shopId)
     return reply.portalPage('webhooks', {
       ...shared,
       title: 'hooks.title',
@@ -57,15 +59,15 @@ export default async function webhooksPage (fastify: FastifyInstance) {
     data: Partial<PageData> = {}
   ) {
     const { shopId } = request.portalSession!
-    const endpoint = await actions.get(shopId, request.params.id)
+    const endpoint = await getWebhookEndpoint(fastify, shopId, request.params.id)
     const after = (request.query as Record<string, unknown>).after
     const log = await attempt(() =>
-      actions.sends(shopId, endpoint.id, {
+      listWebhookSends(fastify, shopId, endpoint.id, {
         limit: SENDS_PER_PAGE,
         after: typeof after === 'string' && request.method === 'GET' ? after : undefined
       })
     )
-    const page = log.ok ? log.value : await actions.sends(shopId, endpoint.id, { limit: SENDS_PER_PAGE })
+    const page = log.ok ? log.value : await listWebhookSends(fastify, shopId, endpoint.id, { limit: SENDS_PER_PAGE })
     return reply.portalPage('webhook', {
       ...shared,
       title: 'hooks.endpointTitle',
@@ -98,7 +100,9 @@ export default async function webhooksPage (fastify: FastifyInstance) {
       description: text(form, 'description'),
       eventTypes: list(form, 'eventTypes')
     }
-    const created = await attempt(() => actions.create(session.shopId, validated(EndpointCreateBody, body)))
+    const created = await attempt(() => createWebhookEndpoint(
+      fastify, session.shopId, validated(EndpointCreateBody, body)
+    ))
     if (!created.ok) {
       const errors = formErrors(created.error, session.locale, endpointFields, 'url')
       return reply.portalPage(
@@ -129,14 +133,14 @@ export default async function webhooksPage (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/test', async function sendTest (request, reply) {
     const session = request.portalSession!
-    await actions.sendTest(session.shopId, request.params.id)
-    const endpoint = await actions.get(session.shopId, request.params.id)
+    await sendWebhookTest(fastify, session.shopId, request.params.id)
+    const endpoint = await getWebhookEndpoint(fastify, session.shopId, request.params.id)
     await recordPortalAction(fastify, request, 'webhook.tested', { host: hostOf(endpoint.url) })
     return endpointPage(request, reply, { notice: translator(session.locale)('hooks.testSent') })
   })
 
   fastify.get<{ Params: Params }>('/:id/edit', async function editEndpoint (request, reply) {
-    const endpoint = await actions.get(request.portalSession!.shopId, request.params.id)
+    const endpoint = await getWebhookEndpoint(fastify, request.portalSession!.shopId, request.params.id)
     return reply.portalPage('webhook-form', {
       ...shared,
       title: 'hooks.editTitle',
@@ -157,11 +161,11 @@ export default async function webhooksPage (fastify: FastifyInstance) {
       enabled: enabled === 'true' ? true : enabled === 'false' ? false : enabled
     }
     const saved = await attempt(() =>
-      actions.update(session.shopId, request.params.id, validated(EndpointPatchBody, body))
+      updateWebhookEndpoint(fastify, session.shopId, request.params.id, validated(EndpointPatchBody, body))
     )
     if (!saved.ok) {
       if (saved.error.statusCode === 404) throw saved.error
-      const endpoint = await actions.get(session.shopId, request.params.id)
+      const endpoint = await getWebhookEndpoint(fastify, session.shopId, request.params.id)
       const errors = formErrors(saved.error, session.locale, endpointFields, 'url')
       return reply.portalPage(
         'webhook-form',
@@ -182,7 +186,7 @@ export default async function webhooksPage (fastify: FastifyInstance) {
   })
 
   fastify.get<{ Params: Params }>('/:id/rotate', async function confirmRotate (request, reply) {
-    const endpoint = await actions.get(request.portalSession!.shopId, request.params.id)
+    const endpoint = await getWebhookEndpoint(fastify, request.portalSession!.shopId, request.params.id)
     return reply.portalPage('confirm', {
       ...shared,
       title: 'hooks.rotateTitle',
@@ -193,7 +197,7 @@ export default async function webhooksPage (fastify: FastifyInstance) {
   })
 
   fastify.post<{ Params: Params }>('/:id/rotate', async function rotateSecret (request, reply) {
-    const { endpoint, secret } = await actions.rotateSecret(request.portalSession!.shopId, request.params.id)
+    const { endpoint, secret } = await rotateWebhookSecret(fastify, request.portalSession!.shopId, request.params.id)
     await recordPortalAction(fastify, request, 'webhook.rotated', { host: hostOf(endpoint.url) })
     return reply.portalPage('webhook-secret', {
       ...shared,
@@ -205,7 +209,7 @@ export default async function webhooksPage (fastify: FastifyInstance) {
   })
 
   fastify.get<{ Params: Params }>('/:id/delete', async function confirmDelete (request, reply) {
-    const endpoint = await actions.get(request.portalSession!.shopId, request.params.id)
+    const endpoint = await getWebhookEndpoint(fastify, request.portalSession!.shopId, request.params.id)
     return reply.portalPage('confirm', {
       ...shared,
       title: 'hooks.deleteTitle',
@@ -218,7 +222,7 @@ export default async function webhooksPage (fastify: FastifyInstance) {
 
   fastify.post<{ Params: Params }>('/:id/delete', async function deleteEndpoint (request, reply) {
     const session = request.portalSession!
-    const endpoint = await actions.remove(session.shopId, request.params.id)
+    const endpoint = await deleteWebhookEndpoint(fastify, session.shopId, request.params.id)
     await recordPortalAction(fastify, request, 'webhook.deleted', { host: hostOf(endpoint.url) })
     return listPage(request, reply, { notice: translator(session.locale)('hooks.deleted', { url: endpoint.url }) })
   })
@@ -227,8 +231,8 @@ export default async function webhooksPage (fastify: FastifyInstance) {
     '/:id/deliveries/:deliveryId/retry',
     async function retrySend (request, reply) {
       const session = request.portalSession!
-      await actions.retry(session.shopId, request.params.id, request.params.deliveryId)
-      const endpoint = await actions.get(session.shopId, request.params.id)
+      await retryWebhookSend(fastify, session.shopId, request.params.id, request.params.deliveryId)
+      const endpoint = await getWebhookEndpoint(fastify, session.shopId, request.params.id)
       await recordPortalAction(fastify, request, 'webhook.retried', { host: hostOf(endpoint.url) })
       return endpointPage(request, reply, { notice: translator(session.locale)('hooks.retried') })
     }

@@ -43,72 +43,78 @@ function deliveryEndpointView (row: { url: string; createdAt: Date; updatedAt: D
 
 const DELETED = 'Not sent: the delivery endpoint was deleted.'
 
-export function deliveryEndpointService (fastify: FastifyInstance) {
-  const { config } = fastify
-  const egressRules = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }
+type DeliveryEndpointApp = Pick<FastifyInstance, 'db' | 'config' | 'webhookWorker'>
 
+/** The shop's endpoint, or undefined when none is registered. */
+export async function findShopDeliveryEndpoint (app: Pick<FastifyInstance, 'db'>, shopId: string) {
+  const endpoint = await findDeliveryEndpoint(app.db, shopId)
+  return endpoint ? deliveryEndpointView(endpoint) : undefined
+}
+
+/** Registers or replaces the shop's endpoint; its secret is shown when a new one was made. */
+export async function putShopDeliveryEndpoint (
+  app: Pick<FastifyInstance, 'db' | 'config'>, shopId: string, body: Static<typeof DeliveryEndpointBody>
+) {
+  const { config } = app
+  const check = checkWebhookUrl(body.url, {
+    allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE
+  })
+  if (!check.ok) {
+    throw validationError(`Invalid request: body.url ${check.problem}.`, [
+      { path: 'body.url', message: check.problem }
+    ])
+  }
+  const { endpoint, secret } = await putDeliveryEndpoint(app.db, shopId, check.url)
+  return { deliveryEndpoint: deliveryEndpointView(endpoint), ...(secret === null ? {} : { secret }) }
+}
+
+/** Deletes the endpoint; its pending requests end `failed`, each with order.delivery_failed. */
+export async function deleteShopDeliveryEndpoint (app: Pick<FastifyInstance, 'db'>, shopId: string) {
+  const endpoint = await app.db.transaction(async (tx) => {
+    const locked = await lockDeliveryEndpoint(tx, shopId)
+    if (!locked) return undefined
+    await appendDeliveryFailedEvents(tx, shopId, await failPendingRequests(tx, locked.id, DELETED), DELETED)
+    await removeEndpointRow(tx, locked.id)
+    return locked
+  })
+  if (!endpoint) throw deliveryEndpointNotFound()
+  return deliveryEndpointView(endpoint)
+}
+
+export async function rotateShopDeliverySecret (app: Pick<FastifyInstance, 'db'>, shopId: string) {
+  const rotated = await rotateDeliverySecret(app.db, shopId)
+  if (!rotated) throw deliveryEndpointNotFound()
+  return { deliveryEndpoint: deliveryEndpointView(rotated.endpoint), secret: rotated.secret }
+}
+
+/**
+ * A real signed request for a sample order, judged without storing anything.
+ * `callerGone` fires when the caller went away (no wait for an answer nobody reads): lib/client-gone.ts.
+ */
+export async function testShopDeliveryEndpoint (
+  app: DeliveryEndpointApp, shopId: string, body: Static<typeof DeliveryTestBody>, callerGone: AbortSignal
+): Promise<DeliveryTestView> {
+  const { config } = app
+  const target = await deliveryEndpointTarget(app.db, shopId)
+  if (!target) throw deliveryEndpointNotFound()
+  const order = await sampleOrder(app.db, shopId, body.productId, body.quantity ?? 1)
+  if (!order) throw notFound('Product')
+  const sent = await app.webhookWorker.sender.send({
+    url: target.url,
+    webhookId: randomUUID(),
+    body: webhookBody(DELIVERY_REQUEST_TYPE, new Date().toISOString(), { order, test: true }),
+    secrets: target.secrets,
+    // The answer's own timeout is DELIVERY_TIMEOUT_MS (`answer`); this one bounds the rest.
+    signal: AbortSignal.any([callerGone, AbortSignal.timeout(config.DELIVERY_TIMEOUT_MS + 1000)]),
+    answer: { timeoutMs: config.DELIVERY_TIMEOUT_MS }
+  })
+  const judged = judgeAnswer(sent)
   return {
-    /** The shop's endpoint, or undefined when none is registered. */
-    async find (shopId: string) {
-      const endpoint = await findDeliveryEndpoint(fastify.db, shopId)
-      return endpoint ? deliveryEndpointView(endpoint) : undefined
-    },
-
-    async put (shopId: string, body: Static<typeof DeliveryEndpointBody>) {
-      const check = checkWebhookUrl(body.url, egressRules)
-      if (!check.ok) {
-        throw validationError(`Invalid request: body.url ${check.problem}.`, [
-          { path: 'body.url', message: check.problem }
-        ])
-      }
-      const { endpoint, secret } = await putDeliveryEndpoint(fastify.db, shopId, check.url)
-      return { deliveryEndpoint: deliveryEndpointView(endpoint), ...(secret === null ? {} : { secret }) }
-    },
-
-    async remove (shopId: string) {
-      const endpoint = await fastify.db.transaction(async (tx) => {
-        const locked = await lockDeliveryEndpoint(tx, shopId)
-        if (!locked) return undefined
-        await appendDeliveryFailedEvents(tx, shopId, await failPendingRequests(tx, locked.id, DELETED), DELETED)
-        await removeEndpointRow(tx, locked.id)
-        return locked
-      })
-      if (!endpoint) throw deliveryEndpointNotFound()
-      return deliveryEndpointView(endpoint)
-    },
-
-    async rotateSecret (shopId: string) {
-      const rotated = await rotateDeliverySecret(fastify.db, shopId)
-      if (!rotated) throw deliveryEndpointNotFound()
-      return { deliveryEndpoint: deliveryEndpointView(rotated.endpoint), secret: rotated.secret }
-    },
-
-    /** `callerGone` fires when the caller went away (no wait for an answer nobody reads): lib/client-gone.ts. */
-    async test (
-      shopId: string, body: Static<typeof DeliveryTestBody>, callerGone: AbortSignal
-    ): Promise<DeliveryTestView> {
-      const target = await deliveryEndpointTarget(fastify.db, shopId)
-      if (!target) throw deliveryEndpointNotFound()
-      const order = await sampleOrder(fastify.db, shopId, body.productId, body.quantity ?? 1)
-      if (!order) throw notFound('Product')
-      const sent = await fastify.webhookWorker.sender.send({
-        url: target.url,
-        webhookId: randomUUID(),
-        body: webhookBody(DELIVERY_REQUEST_TYPE, new Date().toISOString(), { order, test: true }),
-        secrets: target.secrets,
-        // The answer's own timeout is DELIVERY_TIMEOUT_MS (`answer`); this one bounds the rest.
-        signal: AbortSignal.any([callerGone, AbortSignal.timeout(config.DELIVERY_TIMEOUT_MS + 1000)]),
-        answer: { timeoutMs: config.DELIVERY_TIMEOUT_MS }
-      })
-      const judged = judgeAnswer(sent)
-      return {
-        ok: judged.ok,
-        statusCode: sent.statusCode,
-        durationMs: sent.durationMs,
-        valuesCount: judged.ok ? judged.values.length : judged.valuesCount,
-        problems: judged.problems
-      }
-    }
+    ok: judged.ok,
+    statusCode: sent.statusCode,
+    durationMs: sent.durationMs,
+    valuesCount: judged.ok ? judged.values.length : judged.valuesCount,
+    problems: judged.problems
   }
 }
 

@@ -5,7 +5,7 @@ import { createApiKey } from '../../db/shops/api-keys.js'
 import { listCategories } from '../../db/catalog/categories.js'
 import type { Db } from '../../db/core/client.js'
 import { upsertCurrencyRate } from '../../db/catalog/currency-rates.js'
-import { createProduct } from '../../db/catalog/products.js'
+import { createProduct } from '../catalog/service.js'
 import { createShop } from '../../db/shops/shops.js'
 import { createChatRule } from '../../db/chat-rules/rules.js'
 import { chatRuleFields } from '../../domain/chat-rules.js'
@@ -18,7 +18,7 @@ export async function seedDemoShop (
   const categories = await listCategories(db)
   const category = categories.find((c) => c.pathEn === 'gift-cards/steam') ?? categories[0]
   const region = category.filters[0]
-  const product = await createProduct(db, shop.id, {
+  const product = await createProduct({ db }, shop.id, {
     categoryId: category.id,
     title: 'Steam wallet code, $10',
     description: 'A Steam wallet top-up code. Delivered automatically within minutes of payment.',
@@ -46,18 +46,18 @@ export async function seedDemoShop (
 
 /** The demo shop's chat rules (docs/chat-rules.md): a thank-you after delivery and a `!help` command. */
 export async function seedDemoChatRules (db: Db, shopId: string): Promise<void> {
-  await createChatRule(db, shopId, chatRuleFields({
+  await db.transaction((tx) => createChatRule(tx, shopId, chatRuleFields({
     name: 'Thank you',
     trigger: 'order.delivered',
     text: 'Спасибо за покупку! Thank you for your order {{orderId}} ({{productTitle}}). ' +
       'Questions? Write !help.'
-  }))
-  await createChatRule(db, shopId, chatRuleFields({
+  })))
+  await db.transaction((tx) => createChatRule(tx, shopId, chatRuleFields({
     name: 'Help',
     trigger: 'message.keyword',
     keywords: ['!help', '!помощь'],
     cooldownSeconds: 60,
     text: 'Your code is in this chat once the order is delivered; please confirm receipt after activating it. ' +
       'If the code does not work, open a claim on the order. Ваш код придёт в этот чат.'
-  }))
+  })))
 }

@@ -68,109 +68,120 @@ export const sendNotFound = () => new ApiError('NOT_FOUND', 'Webhook delivery no
 /** The kinds asked for, each once, in the order of the kinds list ([] = all). */
 const canonicalEventTypes = (requested: readonly string[]) => eventTypes.filter((type) => requested.includes(type))
 
-export function webhookEndpointService (fastify: FastifyInstance) {
-  const { config } = fastify
-  const egressRules = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }
+type WebhookApp = Pick<FastifyInstance, 'db' | 'config'>
+type WebhookWakingApp = Pick<FastifyInstance, 'db' | 'webhookWorker'>
 
-  function acceptedUrl (url: string): string {
-    const check = checkWebhookUrl(url, egressRules)
-    if (!check.ok) {
-      throw validationError(`Invalid request: body.url ${check.problem}.`, [
-        { path: 'body.url', message: check.problem }
-      ])
-    }
-    return check.url
+function acceptedUrl ({ config }: Pick<FastifyInstance, 'config'>, url: string): string {
+  const rules = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }
+  const check = checkWebhookUrl(url, rules)
+  if (!check.ok) {
+    throw validationError(`Invalid request: body.url ${check.problem}.`, [
+      { path: 'body.url', message: check.problem }
+    ])
   }
+  return check.url
+}
 
-  async function ownEndpoint (shopId: string, endpointId: string): Promise<EndpointRow> {
-    const endpoint = isUuid(endpointId) ? await findEndpoint(fastify.db, shopId, endpointId) : undefined
-    if (!endpoint) throw endpointNotFound()
-    return endpoint
+async function ownEndpoint (
+  app: Pick<FastifyInstance, 'db'>, shopId: string, endpointId: string
+): Promise<EndpointRow> {
+  const endpoint = isUuid(endpointId) ? await findEndpoint(app.db, shopId, endpointId) : undefined
+  if (!endpoint) throw endpointNotFound()
+  return endpoint
+}
+
+/** A new endpoint of the shop, its secret shown once; 400 past MAX_ENDPOINTS_PER_SHOP. */
+export async function createWebhookEndpoint (app: WebhookApp, shopId: string, body: EndpointCreateBody) {
+  const { url, eventTypes: kinds = [], description = '' } = body
+  const input = { url: acceptedUrl(app, url), eventTypes: canonicalEventTypes(kinds), description }
+  const created = await app.db.transaction((tx) => createEndpoint(tx, shopId, input))
+  if (!created) {
+    throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`)
   }
+  return { endpoint: endpointView(created.endpoint), secret: created.secret }
+}
 
+export async function listWebhookEndpoints (app: Pick<FastifyInstance, 'db'>, shopId: string) {
+  return (await listEndpoints(app.db, shopId)).map(endpointView)
+}
+
+export async function getWebhookEndpoint (app: Pick<FastifyInstance, 'db'>, shopId: string, endpointId: string) {
+  return endpointView(await ownEndpoint(app, shopId, endpointId))
+}
+
+/** Applies the changes sent; disabling fails the endpoint's pending sends. */
+export async function updateWebhookEndpoint (
+  app: WebhookApp, shopId: string, endpointId: string, body: EndpointPatchBody
+) {
+  const { url, eventTypes: kinds, description, enabled } = body
+  const changes: EndpointChanges = {
+    ...(url === undefined ? {} : { url: acceptedUrl(app, url) }),
+    ...(kinds === undefined ? {} : { eventTypes: canonicalEventTypes(kinds) }),
+    ...(description === undefined ? {} : { description }),
+    ...(enabled === undefined ? {} : { enabled })
+  }
+  if (!isUuid(endpointId)) throw endpointNotFound()
+  const endpoint =
+    Object.keys(changes).length === 0
+      ? await findEndpoint(app.db, shopId, endpointId)
+      : await app.db.transaction((tx) => updateEndpoint(tx, shopId, endpointId, changes))
+  if (!endpoint) throw endpointNotFound()
+  return endpointView(endpoint)
+}
+
+export async function deleteWebhookEndpoint (app: Pick<FastifyInstance, 'db'>, shopId: string, endpointId: string) {
+  const endpoint = isUuid(endpointId)
+    ? await app.db.transaction((tx) => deleteEndpoint(tx, shopId, endpointId))
+    : undefined
+  if (!endpoint) throw endpointNotFound()
+  return endpointView(endpoint)
+}
+
+export async function rotateWebhookSecret (app: Pick<FastifyInstance, 'db'>, shopId: string, endpointId: string) {
+  const rotated = isUuid(endpointId) ? await rotateEndpointSecret(app.db, shopId, endpointId) : undefined
+  if (!rotated) throw endpointNotFound()
+  return { endpoint: endpointView(rotated.endpoint), secret: rotated.secret }
+}
+
+/** A `webhook.test` send to this endpoint, due now; the worker is woken for it. */
+export async function sendWebhookTest (app: WebhookWakingApp, shopId: string, endpointId: string) {
+  const send = isUuid(endpointId)
+    ? await app.db.transaction((tx) => createTestSend(tx, shopId, endpointId))
+    : undefined
+  if (!send) throw endpointNotFound()
+  app.webhookWorker.wake()
+  return sendView(send)
+}
+
+/** One page of the endpoint's sends (the wire's deliveries), newest first. */
+export async function listWebhookSends (
+  app: Pick<FastifyInstance, 'db'>, shopId: string, endpointId: string, query: SendListQuery
+) {
+  const { status, limit, after } = query
+  const cursor = after === undefined ? undefined : decodeSendCursor(after)
+  if (cursor === null) {
+    throw validationError('Invalid request: query.after is not a nextCursor of this list.', [
+      { path: 'query.after', message: 'is not a nextCursor of this list' }
+    ])
+  }
+  await ownEndpoint(app, shopId, endpointId)
+  const page = await listSends(app.db, shopId, endpointId, { status, limit, after: cursor })
+  const last = page.rows.at(-1)
   return {
-    async create (shopId: string, body: EndpointCreateBody) {
-      const { url, eventTypes: kinds = [], description = '' } = body
-      const created = await createEndpoint(fastify.db, shopId, {
-        url: acceptedUrl(url),
-        eventTypes: canonicalEventTypes(kinds),
-        description
-      })
-      if (!created) {
-        throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`)
-      }
-      return { endpoint: endpointView(created.endpoint), secret: created.secret }
-    },
-
-    async list (shopId: string) {
-      return (await listEndpoints(fastify.db, shopId)).map(endpointView)
-    },
-
-    async get (shopId: string, endpointId: string) {
-      return endpointView(await ownEndpoint(shopId, endpointId))
-    },
-
-    async update (shopId: string, endpointId: string, body: EndpointPatchBody) {
-      const { url, eventTypes: kinds, description, enabled } = body
-      const changes: EndpointChanges = {
-        ...(url === undefined ? {} : { url: acceptedUrl(url) }),
-        ...(kinds === undefined ? {} : { eventTypes: canonicalEventTypes(kinds) }),
-        ...(description === undefined ? {} : { description }),
-        ...(enabled === undefined ? {} : { enabled })
-      }
-      if (!isUuid(endpointId)) throw endpointNotFound()
-      const endpoint =
-        Object.keys(changes).length === 0
-          ? await findEndpoint(fastify.db, shopId, endpointId)
-          : await updateEndpoint(fastify.db, shopId, endpointId, changes)
-      if (!endpoint) throw endpointNotFound()
-      return endpointView(endpoint)
-    },
-
-    async remove (shopId: string, endpointId: string) {
-      const endpoint = isUuid(endpointId) ? await deleteEndpoint(fastify.db, shopId, endpointId) : undefined
-      if (!endpoint) throw endpointNotFound()
-      return endpointView(endpoint)
-    },
-
-    async rotateSecret (shopId: string, endpointId: string) {
-      const rotated = isUuid(endpointId) ? await rotateEndpointSecret(fastify.db, shopId, endpointId) : undefined
-      if (!rotated) throw endpointNotFound()
-      return { endpoint: endpointView(rotated.endpoint), secret: rotated.secret }
-    },
-
-    async sendTest (shopId: string, endpointId: string) {
-      const send = isUuid(endpointId) ? await createTestSend(fastify.db, shopId, endpointId) : undefined
-      if (!send) throw endpointNotFound()
-      fastify.webhookWorker.wake()
-      return sendView(send)
-    },
-
-    async sends (shopId: string, endpointId: string, query: SendListQuery) {
-      const { status, limit, after } = query
-      const cursor = after === undefined ? undefined : decodeSendCursor(after)
-      if (cursor === null) {
-        throw validationError('Invalid request: query.after is not a nextCursor of this list.', [
-          { path: 'query.after', message: 'is not a nextCursor of this list' }
-        ])
-      }
-      await ownEndpoint(shopId, endpointId)
-      const page = await listSends(fastify.db, shopId, endpointId, { status, limit, after: cursor })
-      const last = page.rows.at(-1)
-      return {
-        deliveries: page.rows.map(sendView),
-        nextCursor: page.more && last ? encodeSendCursor(last) : null
-      }
-    },
-
-    async retry (shopId: string, endpointId: string, deliveryId: string) {
-      if (!isUuid(endpointId) || !isUuid(deliveryId)) throw sendNotFound()
-      const send = await retrySend(fastify.db, shopId, endpointId, deliveryId)
-      if (!send) throw sendNotFound()
-      fastify.webhookWorker.wake()
-      return sendView(send)
-    }
+    deliveries: page.rows.map(sendView),
+    nextCursor: page.more && last ? encodeSendCursor(last) : null
   }
+}
+
+/** Makes a send pending and due now; the worker is woken for it. */
+export async function retryWebhookSend (
+  app: WebhookWakingApp, shopId: string, endpointId: string, deliveryId: string
+) {
+  if (!isUuid(endpointId) || !isUuid(deliveryId)) throw sendNotFound()
+  const send = await retrySend(app.db, shopId, endpointId, deliveryId)
+  if (!send) throw sendNotFound()
+  app.webhookWorker.wake()
+  return sendView(send)
 }
 
 export { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'

@@ -84,3 +84,21 @@ t.test('lib/ imports no feature: services, routes', async (t) => {
     t.same(importsOf(file).filter((to) => ['services', 'routes'].includes(layer(to))), [], file)
   }
 })
+
+/**
+ * The db/ files that may open a transaction themselves: the stated exception of
+ * docs/architecture.md (the purchase's pipelined transaction, the maintenance
+ * batches, the webhook queue's outcome) and db/core/, which provides them. Every
+ * other transaction is opened by a service (`app.db.transaction`).
+ */
+const DB_TRANSACTION_OWNERS = [
+  'db/orders/purchase.ts', 'db/orders/reencrypt.ts', 'db/stock/reencrypt.ts', 'db/events/store.ts',
+  'db/catalog/taxonomy.ts', 'db/webhooks/queue.ts'
+]
+
+t.test('db/ opens no transaction outside its stated exception', async (t) => {
+  const opening = sources('db').filter((path) => !path.startsWith('db/core/') &&
+    /\.transaction\(|\bsql\.begin\(/.test(readFileSync(join(root, path), 'utf8')))
+  t.same(opening.filter((path) => !DB_TRANSACTION_OWNERS.includes(path)), [],
+    'a db/ function takes the transaction (tx: Tx) its service opens')
+})

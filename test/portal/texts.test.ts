@@ -6,14 +6,14 @@ import { claimReasons, claimStatuses } from '../../domain/claims.js'
 import { SALES_GROUPINGS } from '../../domain/sales-stats.js'
 import { sendStatuses } from '../../domain/webhook-sends.js'
 import { en } from '../../routes/portal/i18n/en.js'
-import { enWords } from '../../routes/portal/i18n/en-words.js'
+import { enumWords } from '../../routes/portal/i18n/enum-words.js'
 import { pluralizer } from '../../routes/portal/i18n/index.js'
 import { ru } from '../../routes/portal/i18n/ru.js'
-import { ruWords } from '../../routes/portal/i18n/ru-words.js'
-import { ACTIVITY_ACTIONS, type Plural } from '../../routes/portal/i18n/words.js'
+import { ACTIVITY_ACTIONS, wordsIn, type Plural } from '../../routes/portal/i18n/words.js'
 import { deliveryRequestStatuses } from '../../schemas/delivery-endpoint.js'
 import { AUTO_DELIVERY } from '../../schemas/stock.js'
 
+const [enWords, ruWords] = [wordsIn(enumWords, 'en'), wordsIn(enumWords, 'ru')]
 const parameters = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 const texts = (value: string | Plural) => (typeof value === 'string' ? [value] : Object.values(value))
 

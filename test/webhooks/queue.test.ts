@@ -22,7 +22,8 @@ async function setup (t: { teardown: (fn: () => unknown) => void }) {
   // Each test starts with an empty queue: a lease sees every endpoint's deliveries.
   await db.delete(webhookDeliveries)
   const [shop] = await db.insert(shops).values({ name: 'queue test' }).returning({ id: shops.id })
-  const endpoint = async () => (await createEndpoint(db, shop.id, { url: 'https://hooks.example.com/x', eventTypes: [], description: '' }))!.endpoint.id
+  const endpoint = async () => (await db.transaction((tx) =>
+    createEndpoint(tx, shop.id, { url: 'https://hooks.example.com/x', eventTypes: [], description: '' })))!.endpoint.id
   return { db, shopId: shop.id, endpoint }
 }
 

@@ -3,13 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Envelope, ErrorBody, Id, SecretString } from '../../../schemas/common.js'
 import { ApiKeySchema, internalSecurity, NameInput, ShopParams } from '../../../schemas/operator.js'
-import { apiKeyService } from '../../../services/shops/api-keys.js'
+import { createShopApiKey, listShopApiKeys, revokeShopApiKey } from '../../../services/shops/api-keys.js'
 
 const errors = { 400: Type.Ref(ErrorBody), 401: Type.Ref(ErrorBody), 404: Type.Ref(ErrorBody) }
 
 const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = apiKeyService(fastify)
-
   fastify.post('/:shopId/api-keys', {
     schema: {
       operationId: 'createApiKey',
@@ -29,7 +27,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async function createKey (request, reply) {
     return reply.code(201).send({
       success: true as const,
-      data: await actions.create(request.params.shopId, request.body.name)
+      data: await createShopApiKey(fastify, request.params.shopId, request.body.name)
     })
   })
 
@@ -45,7 +43,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(Type.Object({ apiKeys: Type.Array(ApiKeySchema) })), ...errors }
     }
   }, async function listKeys (request) {
-    return { success: true as const, data: { apiKeys: await actions.list(request.params.shopId) } }
+    return { success: true as const, data: { apiKeys: await listShopApiKeys(fastify, request.params.shopId) } }
   })
 
   fastify.post('/:shopId/api-keys/:keyId/revoke', {
@@ -63,7 +61,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async function revokeKey (request) {
     return {
       success: true as const,
-      data: { apiKey: await actions.revoke(request.params.shopId, request.params.keyId) }
+      data: { apiKey: await revokeShopApiKey(fastify, request.params.shopId, request.params.keyId) }
     }
   })
 }

@@ -24,7 +24,7 @@ const categoriesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function createOperatorCategory (request, reply) {
-    const category = await createCategory(fastify.db, request.body)
+    const category = await createCategory(fastify, request.body)
     return reply.code(201).send({ success: true as const, data: { category } })
   })
 }

@@ -2,7 +2,7 @@
 // shop's portal, and ending every portal session of a shop.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { createPortalLink, endShopSessions, voidUnusedLinks } from '../../../services/portal/service.js'
+import { createPortalLink, revokePortalAccess } from '../../../services/portal/service.js'
 import { findShop } from '../../../services/shops/service.js'
 import { LINK_TTL } from '../../../domain/portal-token.js'
 import { notFound } from '../../../domain/errors.js'
@@ -67,10 +67,7 @@ const portalRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
     async function revokeSessions (request) {
       const { shopId } = request.params
       await requireShop(shopId)
-      const revoked = await fastify.db.transaction(async (tx) => {
-        await voidUnusedLinks(tx, shopId)
-        return endShopSessions(tx, shopId)
-      })
+      const revoked = await revokePortalAccess(fastify, shopId)
       return { success: true as const, data: { revoked } }
     }
   )

@@ -3,13 +3,12 @@
 // and numbers written the locale's way.
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import { en, type MessageKey, type Messages } from './en.js'
-import { enWords } from './en-words.js'
+import { enumWords } from './enum-words.js'
 import { ru } from './ru.js'
-import { ruWords } from './ru-words.js'
-import { fill, pluralText, type Plural, type Words } from './words.js'
+import { fill, pluralText, wordsIn, type Plural, type Words } from './words.js'
 
 const messages: Record<PortalLocale, Messages> = { en, ru }
-const words: Record<PortalLocale, Words> = { en: enWords, ru: ruWords }
+const words: Record<PortalLocale, Words> = { en: wordsIn(enumWords, 'en'), ru: wordsIn(enumWords, 'ru') }
 
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string
 /** A text with a count (a Words entry), in the form the count takes. */

@@ -1,9 +1,8 @@
-// The portal's words for the values of the service's enums (a claim's status, a
-// stock's delivery mode, an activity record's action…), one typed map per enum and
-// language: a value added to an enum without its word in both languages is a type
-// error in en.ts or ru.ts, not a key missing at run time. And the texts that hold a
-// count, in the forms Intl.PluralRules names for each language (ru: 1, 2, 5, 21 codes
-// take the forms one, few, many, one).
+// The types of the portal's words for the values of the service's enums (their
+// words are in enum-words.ts, one typed map per enum holding both languages), the
+// words of one language as the pages read them, and the texts that hold a count, in
+// the forms Intl.PluralRules names for each language (ru: 1, 2, 5, 21 codes take the
+// forms one, few, many, one).
 import type { ChatRuleTrigger } from '../../../domain/chat-rules.js'
 import type { ClaimReason, ClaimStatus, ResolvedBy } from '../../../domain/claims.js'
 import type { EventType } from '../../../domain/event-types.js'
@@ -61,6 +60,44 @@ export interface Words<P extends Plural = Plural> {
   removeCodes: P
   /** How many messages a chat rule has posted, on the Auto-replies page. */
   rulePosted: P
+}
+
+/** A word in both languages; `CountText`: a text with a count, in each language's plural forms. */
+export interface BothLanguages<E = string, R = string> { en: E, ru: R }
+type CountText = BothLanguages<EnPlural, RuPlural>
+type EachValue<Value extends string> = Record<Value, BothLanguages>
+
+/** The words of enum-words.ts: Words, each value holding both languages. */
+export interface EnumWords {
+  claimStatus: EachValue<ClaimStatus>
+  claimReason: EachValue<ClaimReason>
+  resolvedBy: EachValue<ResolvedBy>
+  autoDelivery: EachValue<AutoDelivery>
+  salesGrouping: EachValue<SalesGrouping>
+  attemptStatus: EachValue<SendStatus>
+  deliveryRequestStatus: EachValue<DeliveryRequestStatus>
+  chatRuleTrigger: EachValue<ChatRuleTrigger>
+  orderStatus: EachValue<OrderStatus>
+  assignee: EachValue<Order['assigneeType']>
+  senderRole: EachValue<SenderRole>
+  eventType: EachValue<EventType>
+  activity: EachValue<Exclude<ActivityAction, CountingAction>> & Record<CountingAction, CountText>
+  removeCodes: CountText
+  rulePosted: CountText
+}
+
+const isBoth = (value: object): value is BothLanguages<unknown, unknown> => 'en' in value && 'ru' in value
+
+/** One language's words out of `both`: each map's values, and each text with a count, in `locale`. */
+export function wordsIn (both: EnumWords, locale: 'en'): Words<EnPlural>
+export function wordsIn (both: EnumWords, locale: 'ru'): Words<RuPlural>
+export function wordsIn (both: EnumWords, locale: PortalLocale): Words
+export function wordsIn (both: EnumWords, locale: PortalLocale): Words {
+  const pick = (value: object) => (isBoth(value) ? value[locale] : undefined)
+  return Object.fromEntries(Object.entries(both).map(([name, map]: [string, object]) => [
+    name,
+    pick(map) ?? Object.fromEntries(Object.entries(map).map(([value, words]: [string, object]) => [value, pick(words)]))
+  ])) as unknown as Words
 }
 
 const pluralRules: Record<PortalLocale, Intl.PluralRules> = {

@@ -11,7 +11,7 @@ import {
   ChatRuleBody, ChatRuleData, ChatRuleList, ChatRulePreview, ChatRulePreviewBody
 } from '../../../schemas/chat-rules.js'
 import { CommonErrors, Envelope, ErrorBody, IdParams, sellerSecurity } from '../../../schemas/common.js'
-import { chatRuleService } from '../../../services/chat-rules/service.js'
+import * as chatRuleService from '../../../services/chat-rules/service.js'
 
 const RuleEnvelope = Envelope(ChatRuleData)
 const bodyNote = 'Checked against the trigger: `keywords`, `cooldownSeconds` and `callSeller` only for ' +
@@ -20,8 +20,6 @@ const bodyNote = 'Checked against the trigger: `keywords`, `cooldownSeconds` and
   'their defaults.'
 
 const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = chatRuleService(fastify)
-
   // A path id that is not an id names nothing: NOT_FOUND, before schema validation would call it a validation error.
   fastify.addHook('preValidation', async function rejectMalformedIds (request) {
     const { id } = request.params as { id?: string }
@@ -39,7 +37,8 @@ const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(ChatRuleList), ...CommonErrors }
     }
   }, async function listShopChatRules (request) {
-    return { success: true as const, data: { rules: await actions.list(request.apiKey!.shopId) } }
+    const rules = await chatRuleService.listShopChatRules(fastify, request.apiKey!.shopId)
+    return { success: true as const, data: { rules } }
   })
 
   fastify.post('/', {
@@ -55,7 +54,7 @@ const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 201: RuleEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody), 422: Type.Ref(ErrorBody) }
     }
   }, async function createShopChatRule (request, reply) {
-    const rule = await actions.create(request.apiKey!.shopId, request.body)
+    const rule = await chatRuleService.createShopChatRule(fastify, request.apiKey!.shopId, request.body)
     return reply.code(201).send({ success: true as const, data: { rule } })
   })
 
@@ -72,7 +71,8 @@ const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(ChatRulePreview), ...CommonErrors, 409: Type.Ref(ErrorBody) }
     }
   }, async function previewShopChatRule (request) {
-    return { success: true as const, data: { text: await actions.preview(request.apiKey!.shopId, request.body) } }
+    const text = await chatRuleService.previewShopChatRule(fastify, request.apiKey!.shopId, request.body)
+    return { success: true as const, data: { text } }
   })
 
   fastify.get('/:id', {
@@ -86,7 +86,8 @@ const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: RuleEnvelope, ...CommonErrors }
     }
   }, async function getShopChatRule (request) {
-    return { success: true as const, data: { rule: await actions.get(request.apiKey!.shopId, request.params.id) } }
+    const rule = await chatRuleService.getShopChatRule(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { rule } }
   })
 
   fastify.put('/:id', {
@@ -102,7 +103,9 @@ const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: RuleEnvelope, ...CommonErrors }
     }
   }, async function replaceShopChatRule (request) {
-    const rule = await actions.replace(request.apiKey!.shopId, request.params.id, request.body)
+    const rule = await chatRuleService.replaceShopChatRule(
+      fastify, request.apiKey!.shopId, request.params.id, request.body
+    )
     return { success: true as const, data: { rule } }
   })
 
@@ -117,7 +120,8 @@ const chatRulesRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: RuleEnvelope, ...CommonErrors }
     }
   }, async function deleteShopChatRule (request) {
-    return { success: true as const, data: { rule: await actions.delete(request.apiKey!.shopId, request.params.id) } }
+    const rule = await chatRuleService.deleteShopChatRule(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { rule } }
   })
 }
 

@@ -10,13 +10,14 @@ import { CommonErrors, Envelope, sellerSecurity } from '../../../schemas/common.
 import {
   DeliveryEndpointBody, DeliveryEndpointSchema, DeliveryEndpointSecret, DeliveryTestBody, DeliveryTestResult
 } from '../../../schemas/delivery-endpoint.js'
-import { deliveryEndpointService, deliveryEndpointNotFound } from '../../../services/delivery-endpoint/service.js'
+import {
+  deleteShopDeliveryEndpoint, deliveryEndpointNotFound, findShopDeliveryEndpoint, putShopDeliveryEndpoint,
+  rotateShopDeliverySecret, testShopDeliveryEndpoint
+} from '../../../services/delivery-endpoint/service.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ deliveryEndpoint: DeliveryEndpointSchema }))
 
 const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = deliveryEndpointService(fastify)
-
   fastify.get('/', {
     schema: {
       operationId: 'getDeliveryEndpoint',
@@ -27,7 +28,7 @@ const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: EndpointEnvelope, ...CommonErrors }
     }
   }, async function getDeliveryEndpoint (request) {
-    const deliveryEndpoint = await actions.find(request.apiKey!.shopId)
+    const deliveryEndpoint = await findShopDeliveryEndpoint(fastify, request.apiKey!.shopId)
     if (!deliveryEndpoint) throw deliveryEndpointNotFound()
     return { success: true as const, data: { deliveryEndpoint } }
   })
@@ -51,7 +52,8 @@ const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function putDeliveryEndpointRoute (request) {
-    return { success: true as const, data: await actions.put(request.apiKey!.shopId, request.body) }
+    const data = await putShopDeliveryEndpoint(fastify, request.apiKey!.shopId, request.body)
+    return { success: true as const, data }
   })
 
   fastify.delete('/', {
@@ -65,7 +67,8 @@ const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: EndpointEnvelope, ...CommonErrors }
     }
   }, async function deleteDeliveryEndpointRoute (request) {
-    return { success: true as const, data: { deliveryEndpoint: await actions.remove(request.apiKey!.shopId) } }
+    const deliveryEndpoint = await deleteShopDeliveryEndpoint(fastify, request.apiKey!.shopId)
+    return { success: true as const, data: { deliveryEndpoint } }
   })
 
   fastify.post('/rotate-secret', {
@@ -85,7 +88,7 @@ const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function rotateDeliveryEndpointSecretRoute (request) {
-    return { success: true as const, data: await actions.rotateSecret(request.apiKey!.shopId) }
+    return { success: true as const, data: await rotateShopDeliverySecret(fastify, request.apiKey!.shopId) }
   })
 
   fastify.post('/test', {
@@ -103,7 +106,7 @@ const deliveryEndpointRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(Type.Object({ result: DeliveryTestResult })), ...CommonErrors }
     }
   }, async function testDeliveryEndpoint (request, reply) {
-    const result = await actions.test(request.apiKey!.shopId, request.body, clientGone(reply))
+    const result = await testShopDeliveryEndpoint(fastify, request.apiKey!.shopId, request.body, clientGone(reply))
     return { success: true as const, data: { result } }
   })
 }

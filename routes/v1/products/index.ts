@@ -1,5 +1,6 @@
 // The shop's catalog: list, create, read, replace and archive products
-// (docs/api-rules.md, catalog). Rules live in db/catalog/products.ts and domain/product-rules.ts.
+// (docs/api-rules.md, catalog). Rules live in services/catalog/service.ts, db/catalog/products.ts
+// and domain/product-rules.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
@@ -74,7 +75,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function createShopProduct (request, reply) {
-    const product = await createProduct(fastify.db, request.apiKey!.shopId, request.body)
+    const product = await createProduct(fastify, request.apiKey!.shopId, request.body)
     return reply.code(201).send({ success: true as const, data: { product: view(product) } })
   })
 
@@ -109,7 +110,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: ProductEnvelope, 413: CommonErrors[400], ...CommonErrors }
     }
   }, async function replaceShopProduct (request) {
-    const product = await replaceProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body)
+    const product = await replaceProduct(fastify, request.apiKey!.shopId, request.params.id, request.body)
     if (!product) throw notFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })
@@ -127,7 +128,7 @@ const productsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: ProductEnvelope, ...CommonErrors }
     }
   }, async function archiveShopProduct (request) {
-    const product = await archiveProduct(fastify.db, request.apiKey!.shopId, request.params.id, request.body.archived)
+    const product = await archiveProduct(fastify, request.apiKey!.shopId, request.params.id, request.body.archived)
     if (!product) throw notFound('Product')
     return { success: true as const, data: { product: view(product) } }
   })

@@ -9,15 +9,14 @@ import { CommonErrors, Envelope, IdParams, Nullable, sellerSecurity } from '../.
 import {
   SendListQuery, SendParams, WebhookSendSchema, EndpointCreateBody, EndpointPatchBody, EndpointSchema, EndpointSecret
 } from '../../../schemas/webhooks.js'
-import { sendNotFound, endpointNotFound, webhookEndpointService } from '../../../services/webhooks/service.js'
+import * as webhookService from '../../../services/webhooks/service.js'
+import { endpointNotFound, sendNotFound } from '../../../services/webhooks/service.js'
 
 const EndpointEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema }))
 const SecretEnvelope = Envelope(Type.Object({ endpoint: EndpointSchema, secret: EndpointSecret }))
 const SendEnvelope = Envelope(Type.Object({ delivery: WebhookSendSchema }))
 
 const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const actions = webhookEndpointService(fastify)
-
   // A path id that is not an id names nothing: NOT_FOUND, before schema validation
   // would call it a validation error.
   fastify.addHook('preValidation', async function rejectMalformedIds (request) {
@@ -40,7 +39,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 201: SecretEnvelope, ...CommonErrors }
     }
   }, async function createWebhookEndpoint (request, reply) {
-    const created = await actions.create(request.apiKey!.shopId, request.body)
+    const created = await webhookService.createWebhookEndpoint(fastify, request.apiKey!.shopId, request.body)
     return reply.code(201).send({ success: true as const, data: created })
   })
 
@@ -54,7 +53,8 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Envelope(Type.Object({ endpoints: Type.Array(EndpointSchema) })), ...CommonErrors }
     }
   }, async function listWebhookEndpoints (request) {
-    return { success: true as const, data: { endpoints: await actions.list(request.apiKey!.shopId) } }
+    const endpoints = await webhookService.listWebhookEndpoints(fastify, request.apiKey!.shopId)
+    return { success: true as const, data: { endpoints } }
   })
 
   fastify.get('/:id', {
@@ -68,7 +68,8 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: EndpointEnvelope, ...CommonErrors }
     }
   }, async function getWebhookEndpoint (request) {
-    return { success: true as const, data: { endpoint: await actions.get(request.apiKey!.shopId, request.params.id) } }
+    const endpoint = await webhookService.getWebhookEndpoint(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data: { endpoint } }
   })
 
   fastify.patch('/:id', {
@@ -85,7 +86,9 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: EndpointEnvelope, ...CommonErrors }
     }
   }, async function patchWebhookEndpoint (request) {
-    const endpoint = await actions.update(request.apiKey!.shopId, request.params.id, request.body)
+    const endpoint = await webhookService.updateWebhookEndpoint(
+      fastify, request.apiKey!.shopId, request.params.id, request.body
+    )
     return { success: true as const, data: { endpoint } }
   })
 
@@ -103,7 +106,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async function deleteWebhookEndpoint (request) {
     return {
       success: true as const,
-      data: { endpoint: await actions.remove(request.apiKey!.shopId, request.params.id) }
+      data: { endpoint: await webhookService.deleteWebhookEndpoint(fastify, request.apiKey!.shopId, request.params.id) }
     }
   })
 
@@ -120,7 +123,8 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: SecretEnvelope, ...CommonErrors }
     }
   }, async function rotateWebhookSecret (request) {
-    return { success: true as const, data: await actions.rotateSecret(request.apiKey!.shopId, request.params.id) }
+    const data = await webhookService.rotateWebhookSecret(fastify, request.apiKey!.shopId, request.params.id)
+    return { success: true as const, data }
   })
 
   fastify.post('/:id/test', {
@@ -136,7 +140,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 202: SendEnvelope, ...CommonErrors }
     }
   }, async function testWebhookEndpoint (request, reply) {
-    const delivery = await actions.sendTest(request.apiKey!.shopId, request.params.id)
+    const delivery = await webhookService.sendWebhookTest(fastify, request.apiKey!.shopId, request.params.id)
     return reply.code(202).send({ success: true as const, data: { delivery } })
   })
 
@@ -163,7 +167,7 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async function listWebhookDeliveries (request) {
     return {
       success: true as const,
-      data: await actions.sends(request.apiKey!.shopId, request.params.id, request.query)
+      data: await webhookService.listWebhookSends(fastify, request.apiKey!.shopId, request.params.id, request.query)
     }
   })
 
@@ -180,7 +184,9 @@ const webhookEndpointsRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 202: SendEnvelope, ...CommonErrors }
     }
   }, async function retryWebhookDelivery (request, reply) {
-    const delivery = await actions.retry(request.apiKey!.shopId, request.params.id, request.params.deliveryId)
+    const delivery = await webhookService.retryWebhookSend(
+      fastify, request.apiKey!.shopId, request.params.id, request.params.deliveryId
+    )
     return reply.code(202).send({ success: true as const, data: { delivery } })
   })
 }
