@@ -58,7 +58,7 @@ export function deliveryEndpointService (fastify: FastifyInstance) {
       const check = checkWebhookUrl(body.url, egressRules)
       if (!check.ok) {
         throw validationError(`Invalid request: body.url ${check.problem}.`, [
-          { path: 'body.url', message: check.problem }
+          { path: 'body.url', message: check.problem, rule: check.rule }
         ])
       }
       const { endpoint, secret } = await putDeliveryEndpoint(fastify.db, shopId, check.url)

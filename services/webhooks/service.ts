@@ -21,7 +21,7 @@ import { eventTypes } from '../../domain/event-types.js'
 import { isUuid } from '../../domain/ids.js'
 import { decodeSendCursor, encodeSendCursor, type SendStatus } from '../../domain/webhook-sends.js'
 import { checkWebhookUrl } from '../../domain/webhook-url.js'
-import { ApiError, validationError } from '../../domain/errors.js'
+import { ApiError, ruleOf, validationError } from '../../domain/errors.js'
 import type {
   SendListQuery,
   WebhookSendSchema,
@@ -76,7 +76,7 @@ export function webhookEndpointService (fastify: FastifyInstance) {
     const check = checkWebhookUrl(url, egressRules)
     if (!check.ok) {
       throw validationError(`Invalid request: body.url ${check.problem}.`, [
-        { path: 'body.url', message: check.problem }
+        { path: 'body.url', message: check.problem, rule: check.rule }
       ])
     }
     return check.url
@@ -97,7 +97,8 @@ export function webhookEndpointService (fastify: FastifyInstance) {
         description
       })
       if (!created) {
-        throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`)
+        throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`,
+          undefined, ruleOf('x-endpoint-limit', { max: MAX_ENDPOINTS_PER_SHOP }))
       }
       return { endpoint: endpointView(created.endpoint), secret: created.secret }
     },

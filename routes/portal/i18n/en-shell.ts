@@ -30,5 +30,6 @@ export const enShell = {
   'upload.fileTooLarge': 'The file is larger than {max} bytes: split it into parts. Nothing was saved.',
   'upload.fileNotUtf8': 'The file is not UTF-8 text (for example, it was saved as Windows-1251). Save it as UTF-8 ' +
     'and upload it again. Nothing was saved.',
+  'upload.fileAgain': 'The file {name} was not saved: choose it again.',
   'upload.valuesNotUtf8': 'The pasted text is not UTF-8. Nothing was saved.'
 } as const

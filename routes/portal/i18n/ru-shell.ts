@@ -29,5 +29,6 @@ export const ruShell: Record<keyof typeof enShell, string> = {
   'upload.fileTooLarge': 'Файл больше {max} байт: разделите его на части. Ничего не сохранено.',
   'upload.fileNotUtf8': 'Файл не в кодировке UTF-8 (например, сохранён в Windows-1251). Сохраните его в UTF-8 и ' +
     'загрузите снова. Ничего не сохранено.',
+  'upload.fileAgain': 'Файл {name} не сохранён: выберите его снова.',
   'upload.valuesNotUtf8': 'Вставленный текст не в кодировке UTF-8. Ничего не сохранено.'
 }
