@@ -55,7 +55,9 @@ function refusalAtLines (error: ApiError, codes: CodeLine[], fileName: string): 
   const details: ErrorDetail[] = (error.details ?? []).map((detail) => {
     const code = /^body\.values\.(\d+)$/.test(detail.path) ? codes[Number(detail.path.split('.')[2])] : undefined
     if (!code) return detail
-    const max = detail.rule?.keyword === 'maxLength' ? Number(detail.rule.params.limit) : undefined
+    const max = detail.rule?.keyword === 'x-trimmed-length' && [...code.value].length > Number(detail.rule.params.max)
+      ? Number(detail.rule.params.max)
+      : undefined
     const rule = max === undefined ? detail.rule : ruleOf('x-line-too-long', { line: code.line, max })
     return { ...detail, path: `body.${code.field}`, rule }
   })
