@@ -34,6 +34,7 @@ import sales from './sales.js'
 import signOut, { SIGNED_OUT_PAGE } from './sign-out.js'
 import stock from './stock.js'
 import webhooks from './webhooks.js'
+import timeZone from './time-zone.js'
 import { detailSentence, errorSentence } from './i18n/api-messages.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -138,6 +139,7 @@ export default async function portal (fastify: FastifyInstance) {
       return reply.redirect('/portal/attention', 303)
     })
     await scope.register(language)
+    await scope.register(timeZone)
     await scope.register(signOut, { cookieName })
     await scope.register(attention, { prefix: '/attention' })
     await scope.register(orders, { prefix: '/orders' })

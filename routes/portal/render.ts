@@ -7,6 +7,7 @@ import { badgeCounts } from '../../services/portal/service.js'
 import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
 import { SESSION_IDLE_MS, type PortalLocale } from '../../domain/portal-token.js'
+import { DEFAULT_SALES_TIME_ZONE as DEFAULT_TIME_ZONE } from '../../domain/sales-stats.js'
 import { detailSentence, errorSentence } from './i18n/api-messages.js'
 import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
@@ -101,7 +102,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           t,
           words,
           plural,
-          fmt: timeFormatter(locale),
+          fmt: timeFormatter(locale, session?.tz ?? DEFAULT_TIME_ZONE),
           money: moneyFormatter(locale),
           locale,
           path,

@@ -4,7 +4,7 @@
 export { listActivity, recordActivity, type ActivityDetails } from '../../db/portal/activity.js'
 export { createPortalLink, enterWithLink, findOpenableLink, voidUnusedLinks } from '../../db/portal/links.js'
 export {
-  endSession, endShopSessions, setSessionLocale, touchLiveSession, type PortalSession
+  endSession, endShopSessions, setSessionLocale, setSessionTimeZone, touchLiveSession, type PortalSession
 } from '../../db/portal/sessions.js'
 export { attentionCounts, badgeCounts } from '../../db/portal/attention.js'
 export {

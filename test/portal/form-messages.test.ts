@@ -83,10 +83,12 @@ function send (app: App, session: PortalSession, pageForm: PageForm, fields: Arr
   }
   if (!pageForm.multipart) {
     const body = form(Object.fromEntries(fields))
-    return app.inject({ method: 'POST', url: pageForm.action, headers: { ...body.headers, ...headers }, payload: body.payload })
+    const posted = { ...body.headers, ...headers }
+    return app.inject({ method: 'POST', url: pageForm.action, headers: posted, payload: body.payload })
   }
   const boundary = '----walk-boundary'
-  const parts = fields.map(([name, value]) => `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+  const parts = fields.map(([name, value]) =>
+    `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
   parts.push(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="коды.txt"\r\n` +
     `content-type: text/plain\r\n\r\n${'ж'.repeat(600)}\r\n`)
   return app.inject({
@@ -131,10 +133,12 @@ for (const locale of ['en', 'ru'] as const) {
     const forms = (await walk(app, session)).filter((f) => !SKIPPED_ACTIONS.includes(f.action))
     const withInput = forms.filter((f) => f.fields.some((field) => field.kind !== 'hidden'))
     const actions = new Set(withInput.map((f) => f.action.split('?')[0]))
-    for (const expected of ['/portal/api-keys', '/portal/webhooks', '/portal/delivery-endpoint/test', '/portal/sales']) {
+    const expectedForms = ['/portal/api-keys', '/portal/webhooks', '/portal/delivery-endpoint/test', '/portal/sales']
+    for (const expected of [...expectedForms, '/portal/time-zone']) {
       t.ok(actions.has(expected), `the walk found the form ${expected}`)
     }
-    t.ok([...actions].some((a) => /^\/portal\/delivery-endpoint\/?(edit)?$/.test(a)), 'the walk found the endpoint form')
+    const endpointForm = /^\/portal\/delivery-endpoint\/?(edit)?$/
+    t.ok([...actions].some((a) => endpointForm.test(a)), 'the walk found the endpoint form')
     t.ok([...actions].some((a) => /^\/portal\/orders\/[^/]+\/messages$/.test(a)), 'the walk found the order reply')
     t.ok([...actions].some((a) => /^\/portal\/stock\/[^/]+\/upload$/.test(a)), 'the walk found the stock upload')
     t.ok([...actions].some((a) => /^\/portal\/chat-rules/.test(a)), 'the walk found the auto-replies forms')
@@ -149,13 +153,14 @@ for (const locale of ['en', 'ru'] as const) {
         const texts = errorTexts(res.body)
         t.ok(texts.length > 0, `${where}: the refusal is said on the page`)
         for (const message of texts) {
-          t.notMatch(message, VALIDATOR_WORDING, `${where}: no validator wording in "${message.slice(0, 160)}"`)
+          const quoted = `"${message.slice(0, 160)}"`
+          t.notMatch(message, VALIDATOR_WORDING, `${where}: no validator wording in ${quoted}`)
           if (locale !== 'ru') continue
           const english = (message.match(/[A-Za-z]{2,}/g) ?? []).filter((word) => !LATIN_NAMES.has(word))
-          t.same(english, [], `${where}: no English words in "${message.slice(0, 160)}"`)
+          t.same(english, [], `${where}: no English words in ${quoted}`)
         }
       }
     }
-    t.ok(refused >= withInput.length, `bad input refused at least once per form (${refused} of ${withInput.length * 2})`)
+    t.ok(refused >= withInput.length, `bad input refused at least once a form (${refused} of ${withInput.length * 2})`)
   })
 }

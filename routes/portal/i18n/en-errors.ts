@@ -48,17 +48,17 @@ export const enErrors: ErrorWords<EnPlural> = {
   invalid: 'Check this value.',
   rule: {
     'x-absolute-url': 'Enter a full address, starting with https://.',
-    'x-https-url': 'The address must start with https://.',
+    'x-https-url': 'Enter an address starting with https://.',
     'x-url-credentials': 'Leave the user name and password out of the address.',
     'x-url-length': {
       one: 'Enter an address of at most {count} character.',
       other: 'Enter an address of at most {count} characters.'
     },
-    'x-public-address': 'The address must lead to the internet, not to a private network ({reason}).',
+    'x-public-address': 'Enter an address on the internet, not in a private network ({reason}).',
     'x-no-nul': 'Remove the NUL character from the text.',
     'x-time-zone': 'Choose a time zone from the list, for example Europe/Moscow.',
     'x-date': 'Enter a real date as YYYY-MM-DD.',
-    'x-range-order': 'The start must not be after the end.',
+    'x-range-order': 'The start is after the end: choose an earlier start.',
     'x-range-length': 'Choose a range of at most {max} days.',
     'x-keyword-count': 'Enter 1 to {max} keywords, one a line.',
     'x-keyword-twice': 'The keyword “{keyword}” is there twice.',

@@ -6,6 +6,12 @@
 export const enShell = {
   'shell.shop': 'Shop',
   'shell.signOut': 'Sign out',
+  'shell.zone': 'Time: {tz}',
+  'zone.title': 'Your time zone',
+  'zone.text': 'Every time on these pages is shown in this zone. It is kept for this session only.',
+  'zone.label': 'Time zone',
+  'zone.hint': 'Choose from the list or type a zone name, for example Europe/Moscow or Asia/Yekaterinburg.',
+  'zone.save': 'Save',
   'shell.session': 'Session {id} · without activity it ends at {idle}, at the latest at {end}',
   'shell.signedOutTitle': 'You have signed out',
   'shell.signedOutText': 'Your session has ended in this browser. To come back, open the seller settings from ' +

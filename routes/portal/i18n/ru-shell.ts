@@ -4,6 +4,12 @@ import type { enShell } from './en-shell.js'
 export const ruShell: Record<keyof typeof enShell, string> = {
   'shell.shop': 'Магазин',
   'shell.signOut': 'Выйти',
+  'shell.zone': 'Время: {tz}',
+  'zone.title': 'Ваш часовой пояс',
+  'zone.text': 'Всё время на этих страницах показано в этом поясе. Он сохраняется только для этого сеанса.',
+  'zone.label': 'Часовой пояс',
+  'zone.hint': 'Выберите из списка или введите название пояса, например Europe/Moscow или Asia/Yekaterinburg.',
+  'zone.save': 'Сохранить',
   'shell.session': 'Сеанс {id} · без действий завершится {idle}, не позже {end}',
   'shell.signedOutTitle': 'Вы вышли',
   'shell.signedOutText': 'Сеанс в этом браузере завершён. Чтобы вернуться, снова откройте настройки продавца ' +
