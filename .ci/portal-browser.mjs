@@ -23,6 +23,7 @@ import { claimsAndActivity } from './portal-browser/claims-activity.mjs'
 import { russianAndSessionless } from './portal-browser/russian-sessionless.mjs'
 import { check, createSession, report } from './portal-browser/session.mjs'
 import { stockAndSales } from './portal-browser/stock-sales.mjs'
+import { waitingOrders } from './portal-browser/waiting-orders.mjs'
 import { workplace } from './portal-browser/workplace.mjs'
 
 const JS_BUDGET = 100 * 1024
@@ -42,6 +43,7 @@ try {
   const products = await stockAndSales(s)
   const claimed = await claimsAndActivity(s, products)
   await workplace(s, claimed)
+  await waitingOrders(s, products)
   await russianAndSessionless(s, claimed)
   s.finish()
 } catch (err) {

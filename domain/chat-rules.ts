@@ -4,7 +4,7 @@
 // a template, and the defaults applied, so the routes and the portal share one rule.
 import { parseTemplate, type TemplateSegment } from './chat-rule-template.js'
 import { foldText } from './chat-rule-keywords.js'
-import { validationError, type ErrorDetail } from './errors.js'
+import { ruleOf, validationError, type DetailRule, type ErrorDetail } from './errors.js'
 
 /** The order and claim events a rule can answer (section "Triggers" of the doc). */
 export const eventTriggers = [
@@ -57,7 +57,9 @@ export interface ChatRuleFields {
 /** The template of a rule's (or a preview's) text, or 400 naming the placeholder at `path`. */
 export function ruleTemplate (text: string, trigger: ChatRuleTrigger, path = 'body.text'): TemplateSegment[] {
   const parsed = parseTemplate(text.trim(), trigger)
-  if (!parsed.ok) throw validationError(`Invalid text: ${parsed.problem}.`, [{ path, message: parsed.problem }])
+  if (!parsed.ok) {
+    throw validationError(`Invalid text: ${parsed.problem}.`, [{ path, message: parsed.problem, rule: parsed.rule }])
+  }
   return parsed.segments
 }
 
@@ -65,32 +67,40 @@ export function ruleTemplate (text: string, trigger: ChatRuleTrigger, path = 'bo
 export function chatRuleFields (input: ChatRuleInput): ChatRuleFields {
   const { trigger } = input
   const problems: ErrorDetail[] = []
-  const refuse = (field: string, message: string) => { problems.push({ path: `body.${field}`, message }) }
+  const refuse = (field: string, message: string, rule: DetailRule) => {
+    problems.push({ path: `body.${field}`, message, rule })
+  }
   const keywords = (input.keywords ?? []).map((keyword) => keyword.trim())
   if (trigger === 'message.keyword') {
-    if (keywords.length === 0) refuse('keywords', `must hold 1–${MAX_KEYWORDS} keywords for message.keyword`)
+    if (keywords.length === 0) {
+      refuse('keywords', `must hold 1–${MAX_KEYWORDS} keywords for message.keyword`,
+        ruleOf('x-keyword-count', { max: MAX_KEYWORDS }))
+    }
     const seen = new Set<string>()
     for (const keyword of keywords) {
       const folded = foldText(keyword)
-      if (seen.has(folded)) refuse('keywords', `has "${keyword}" twice (ignoring case and spaces)`)
+      if (seen.has(folded)) {
+        refuse('keywords', `has "${keyword}" twice (ignoring case and spaces)`, ruleOf('x-keyword-twice', { keyword }))
+      }
       seen.add(folded)
     }
   } else if (keywords.length > 0) {
-    refuse('keywords', 'must be empty unless the trigger is message.keyword')
+    refuse('keywords', 'must be empty unless the trigger is message.keyword', ruleOf('x-keyword-only', {}))
   }
   const cooldownSeconds = input.cooldownSeconds ?? 0
   if (cooldownSeconds !== 0 && trigger !== 'message.keyword') {
-    refuse('cooldownSeconds', 'must be 0 unless the trigger is message.keyword')
+    refuse('cooldownSeconds', 'must be 0 unless the trigger is message.keyword', ruleOf('x-keyword-only', {}))
   }
   const callSeller = input.callSeller ?? false
   if (callSeller && trigger !== 'message.keyword') {
-    refuse('callSeller', 'must be false unless the trigger is message.keyword')
+    refuse('callSeller', 'must be false unless the trigger is message.keyword', ruleOf('x-keyword-only', {}))
   }
   const afterMinutes = input.afterMinutes ?? null
   if (trigger === 'order.unconfirmed' && afterMinutes === null) {
-    refuse('afterMinutes', `is required for order.unconfirmed (${MIN_AFTER_MINUTES}–${MAX_AFTER_MINUTES})`)
+    refuse('afterMinutes', `is required for order.unconfirmed (${MIN_AFTER_MINUTES}–${MAX_AFTER_MINUTES})`,
+      ruleOf('x-reminder-minutes', { min: MIN_AFTER_MINUTES, max: MAX_AFTER_MINUTES }))
   } else if (trigger !== 'order.unconfirmed' && afterMinutes !== null) {
-    refuse('afterMinutes', 'must be null unless the trigger is order.unconfirmed')
+    refuse('afterMinutes', 'must be null unless the trigger is order.unconfirmed', ruleOf('x-reminder-only', {}))
   }
   const productIds = input.productIds ?? []
   let template: TemplateSegment[] = []

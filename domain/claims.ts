@@ -4,7 +4,7 @@
 // service (services/claims/) applies them under the claim's and the order's row
 // locks. Every enum of claims is a const array here, which the wire's schemas
 // (schemas/claims.ts), the rows and the portal's words take as they are.
-import { ApiError, validationError } from './errors.js'
+import { ApiError, ruleOf, validationError } from './errors.js'
 
 export const claimStatuses = ['open', 'replaced', 'refunded', 'rejected', 'escalated'] as const
 export type ClaimStatus = typeof claimStatuses[number]
@@ -138,10 +138,13 @@ export function claimText (raw: string, path: string, max: number): string {
   const text = raw.trim()
   const length = [...text].length
   let problem: string | undefined
+  let rule = ruleOf('x-trimmed-length', { min: 1, max })
   if (length === 0) problem = 'must not be empty after trimming'
   else if (length > max) problem = `must be at most ${max} characters after trimming`
-  else if (text.includes('\0')) problem = 'must not contain a NUL character'
-  if (problem !== undefined) throw validationError(`Invalid request: ${path} ${problem}.`, [{ path, message: problem }])
+  else if (text.includes('\0')) [problem, rule] = ['must not contain a NUL character', ruleOf('x-no-nul', {})]
+  if (problem !== undefined) {
+    throw validationError(`Invalid request: ${path} ${problem}.`, [{ path, message: problem, rule }])
+  }
   return text
 }
 
@@ -154,12 +157,18 @@ export function checkReplacementValues (values: readonly string[], reportedCount
   if (values.length !== reportedCount) {
     throw validationError(`Invalid request: body.values must hold ${reportedCount} value(s), one per reported ` +
       'position.',
-    [{ path: 'body.values', message: `must hold exactly ${reportedCount} value(s)` }])
+    [{
+      path: 'body.values',
+      message: `must hold exactly ${reportedCount} value(s)`,
+      rule: ruleOf('x-values-count', { count: reportedCount })
+    }])
   }
   const withNul = values.findIndex((v) => v.includes('\0'))
   if (withNul !== -1) {
     throw validationError(`Invalid request: body.values.${withNul} must not contain a NUL ` +
-    'character.', [{ path: `body.values.${withNul}`, message: 'must not contain a NUL character' }])
+    'character.', [
+      { path: `body.values.${withNul}`, message: 'must not contain a NUL character', rule: ruleOf('x-no-nul', {}) }
+    ])
   }
 }
 

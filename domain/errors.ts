@@ -178,7 +178,48 @@ export type ErrorCode = keyof typeof table
 /** The error table: each code's status, default message and meaning. */
 export const errors: Readonly<Record<ErrorCode, Readonly<ErrorSpec>>> = table
 
-export interface ErrorDetail { path: string, message: string }
+/**
+ * Which rule a value broke, in a form other languages can be said from (the portal's pages): the validator's
+ * keyword (`minLength`, `pattern`, `format`…, or the service's own such as `x-https-url`) and its params, and the
+ * field's schema limits when known. Never sent: the API answers `path` and `message` only.
+ */
+export interface DetailRule {
+  keyword: string
+  params: Record<string, unknown>
+  limits?: Record<string, unknown>
+}
+
+export interface ErrorDetail { path: string, message: string, rule?: DetailRule }
+
+/** The service's own rules a detail can name, besides the validator's keywords, and their params. */
+export interface ServiceRules {
+  'x-absolute-url': Record<string, never>
+  'x-https-url': Record<string, never>
+  'x-url-credentials': Record<string, never>
+  'x-url-length': { max: number }
+  'x-public-address': { reason: string }
+  'x-no-nul': Record<string, never>
+  'x-trimmed-length': { min: number, max: number }
+  'x-time-zone': Record<string, never>
+  'x-date': Record<string, never>
+  'x-range-order': Record<string, never>
+  'x-range-length': { max: number }
+  'x-keyword-count': { max: number }
+  'x-keyword-twice': { keyword: string }
+  'x-keyword-only': Record<string, never>
+  'x-reminder-minutes': { min: number, max: number }
+  'x-reminder-only': Record<string, never>
+  'x-template-unclosed': { text: string }
+  'x-placeholder-claims': { name: string }
+  'x-placeholder-unknown': { name: string }
+  'x-endpoint-limit': { max: number }
+  'x-values-count': { count: number }
+  'x-line-too-long': { line: number, max: number }
+}
+export type ServiceRule = keyof ServiceRules
+
+/** A service rule as a detail's (or an error's) rule. */
+export const ruleOf = <K extends ServiceRule>(keyword: K, params: ServiceRules[K]): DetailRule => ({ keyword, params })
 
 /** An error the client should see as is: stable code, the table's HTTP status, a human message. */
 export class ApiError extends Error {
@@ -188,7 +229,9 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string = errors[code].message,
     readonly details?: ErrorDetail[],
-    statusCode: number = errors[code].status
+    statusCode: number = errors[code].status,
+    /** The rule an error without details broke (see DetailRule), for the portal's words. */
+    readonly rule?: DetailRule
   ) {
     super(message)
     this.name = 'ApiError'
@@ -201,7 +244,7 @@ export class ApiError extends Error {
  * catalog or orders (an order, product, shop, API key, category, currency rate or image).
  */
 export const notFound = (what: string) => new ApiError('ORDER_NOT_FOUND', `${what} not found.`)
-export const validationError = (message: string, details?: ErrorDetail[]) =>
-  new ApiError('VALIDATION_ERROR', message, details)
+export const validationError = (message: string, details?: ErrorDetail[], rule?: DetailRule) =>
+  new ApiError('VALIDATION_ERROR', message, details, undefined, rule)
 /** 413 VALIDATION_ERROR: a body or file over its size limit. */
 export const tooLarge = (message: string) => new ApiError('VALIDATION_ERROR', message, undefined, 413)

@@ -1,7 +1,7 @@
 // The rules of a sales statistics request (docs/sales-stats.md): which time zones
 // are accepted, the default range (the 30 days up to today in the zone), and the
 // bounds of a range (at most 366 days counting both ends, `from` not after `to`).
-import { validationError } from './errors.js'
+import { ruleOf, validationError } from './errors.js'
 
 export const SALES_GROUPINGS = ['day', 'week', 'month', 'product'] as const
 export type SalesGrouping = typeof SALES_GROUPINGS[number]
@@ -71,7 +71,11 @@ export function salesRange (input: SalesRangeInput, now: Date = new Date()): Sal
   const tz = input.tz ?? DEFAULT_SALES_TIME_ZONE
   if (!isTimeZone(tz)) {
     throw validationError('Unknown time zone.', [
-      { path: 'querystring.tz', message: 'must be an IANA time zone name, such as Europe/Moscow' }
+      {
+        path: 'querystring.tz',
+        message: 'must be an IANA time zone name, such as Europe/Moscow',
+        rule: ruleOf('x-time-zone', {})
+      }
     ])
   }
   const given = {
@@ -81,20 +85,25 @@ export function salesRange (input: SalesRangeInput, now: Date = new Date()): Sal
   const bad = (['from', 'to'] as const).filter((name) => input[name] !== undefined && given[name] === null)
   if (bad.length > 0) {
     throw validationError('Invalid date.', bad.map((name) => ({
-      path: `querystring.${name}`, message: 'must be a real date YYYY-MM-DD (years 0001–9999)'
+      path: `querystring.${name}`,
+      message: 'must be a real date YYYY-MM-DD (years 0001–9999)',
+      rule: ruleOf('x-date', {})
     })))
   }
   const to = given.to ?? parseDay(todayIn(tz, now))!
   const from = given.from ?? to - (DEFAULT_SALES_RANGE_DAYS - 1)
   if (from > to) {
-    throw validationError('The range is empty.', [{ path: 'querystring.from', message: 'must not be after to' }])
+    throw validationError('The range is empty.', [
+      { path: 'querystring.from', message: 'must not be after to', rule: ruleOf('x-range-order', {}) }
+    ])
   }
   if (to - from + 1 > MAX_SALES_RANGE_DAYS) {
     throw validationError('The range is too long.', [
       {
         path: 'querystring.from',
         message: `the range must be at most ${MAX_SALES_RANGE_DAYS} days, counting ` +
-        'both ends'
+        'both ends',
+        rule: ruleOf('x-range-length', { max: MAX_SALES_RANGE_DAYS })
       }
     ])
   }

@@ -2,6 +2,7 @@
 // IP literals are judged here, when an endpoint is saved; names are judged by the
 // sender when they resolve, on the address it then connects to.
 import ipaddr from 'ipaddr.js'
+import { ruleOf, type DetailRule } from './errors.js'
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048
 
@@ -86,7 +87,7 @@ function literalAddress (hostname: string): string | null {
   return ipaddr.IPv4.isValidFourPartDecimal(hostname) ? hostname : null
 }
 
-export type WebhookUrlCheck = { ok: true, url: string } | { ok: false, problem: string }
+export type WebhookUrlCheck = { ok: true, url: string } | { ok: false, problem: string, rule: DetailRule }
 
 /**
  * Checks a webhook URL and returns it normalised (WHATWG form, as it will be
@@ -97,28 +98,33 @@ export function checkWebhookUrl (input: string, rules: EgressRules): WebhookUrlC
   try {
     url = new URL(input)
   } catch {
-    return { ok: false, problem: 'must be an absolute URL' }
+    return { ok: false, problem: 'must be an absolute URL', rule: ruleOf('x-absolute-url', {}) }
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.allowHttp)) {
-    return { ok: false, problem: 'must be an https:// URL' }
+    return { ok: false, problem: 'must be an https:// URL', rule: ruleOf('x-https-url', {}) }
   }
   if (url.username !== '' || url.password !== '') {
     return {
       ok: false,
-      problem: 'must not contain a user name or password'
+      problem: 'must not contain a user name or password',
+      rule: ruleOf('x-url-credentials', {})
     }
   }
   if (url.href.length > MAX_WEBHOOK_URL_LENGTH) {
     return {
       ok: false,
       problem: 'must be at most ' +
-    `${MAX_WEBHOOK_URL_LENGTH} characters`
+    `${MAX_WEBHOOK_URL_LENGTH} characters`,
+      rule: ruleOf('x-url-length', { max: MAX_WEBHOOK_URL_LENGTH })
     }
   }
   const address = literalAddress(url.hostname)
   if (address !== null && !rules.allowPrivate) {
     const reason = refusedAddressReason(address)
-    if (reason !== null) return { ok: false, problem: `must point to a public address (${reason})` }
+    if (reason !== null) {
+      const problem = `must point to a public address (${reason})`
+      return { ok: false, problem, rule: ruleOf('x-public-address', { reason }) }
+    }
   }
   return { ok: true, url: url.href }
 }

@@ -66,7 +66,11 @@ function validationDetails (err: FastifyError): ErrorDetail[] {
     if (v.keyword === 'required' && typeof params.missingProperty === 'string') {
       path = path ? `${path}.${params.missingProperty}` : params.missingProperty
     }
-    return { path: path ? `${where}.${path}` : where, message: v.message ?? 'is invalid' }
+    return {
+      path: path ? `${where}.${path}` : where,
+      message: v.message ?? 'is invalid',
+      rule: { keyword: v.keyword, params }
+    }
   })
 }
 
@@ -76,8 +80,14 @@ export function invalidRequest (validation: FastifyError['validation'], where = 
   return validationError(`Invalid request: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}.`, details)
 }
 
+/** The envelope; a detail's `rule` stays inside the service (the portal's words), the API sends path and message. */
 export function errorBody (code: string, message: string, details?: ErrorDetail[]) {
-  return { success: false as const, error: details ? { code, message, details } : { code, message } }
+  return {
+    success: false as const,
+    error: details
+      ? { code, message, details: details.map(({ path, message }) => ({ path, message })) }
+      : { code, message }
+  }
 }
 
 const send = (reply: FastifyReply, err: ApiError) =>

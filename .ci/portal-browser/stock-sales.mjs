@@ -93,8 +93,8 @@ export async function stockAndSales (s) {
   await page.getByRole('button', { name: 'Show' }).click()
   await page.locator('.error-summary').waitFor()
   check(
-    (await page.locator('.error-summary').innerText()).includes('must not be after to'),
-    "Sales: a reversed range is refused with the API's words, next to From"
+    (await page.locator('.error-summary').innerText()).includes('From: the start is after the end'),
+    'Sales: a reversed range is refused in words for a person, next to From'
   )
   await inspect('en-sales-error')
   return products

@@ -22,6 +22,8 @@ export interface PortalSession {
   csrfToken: string
   readOnly: boolean
   locale: PortalLocale
+  /** The seller's time zone (an IANA name): every time on the pages is shown in it. */
+  tz: string
   createdAt: Date
   /** The last request's time: the session idles out an hour after it. */
   lastSeenAt: Date
@@ -41,6 +43,7 @@ const sessionColumns = {
   csrfToken: portalSessions.csrfToken,
   readOnly: portalSessions.readOnly,
   locale: portalSessions.locale,
+  tz: portalSessions.tz,
   createdAt: portalSessions.createdAt,
   lastSeenAt: portalSessions.lastSeenAt,
   expiresAt: portalSessions.expiresAt
@@ -93,6 +96,10 @@ export async function touchLiveSession (db: Queryable, token: string): Promise<P
 
 export async function setSessionLocale (db: Queryable, sessionId: string, locale: PortalLocale): Promise<void> {
   await db.update(portalSessions).set({ locale }).where(eq(portalSessions.id, sessionId))
+}
+
+export async function setSessionTimeZone (db: Queryable, sessionId: string, tz: string): Promise<void> {
+  await db.update(portalSessions).set({ tz }).where(eq(portalSessions.id, sessionId))
 }
 
 /** Ends one session (the seller signed out, or switched to another shop's link). */

@@ -43,6 +43,8 @@ export const portalSessions = pgTable(
     csrfToken: text('csrf_token').notNull(),
     readOnly: boolean('read_only').notNull(),
     locale: text('locale').notNull(),
+    /** The seller's time zone: the pages' times are shown in it. */
+    tz: text('tz').notNull().default('Europe/Moscow'),
     createdAt: stamp('created_at'),
     lastSeenAt: stamp('last_seen_at'),
     expiresAt: ts('expires_at').notNull(),

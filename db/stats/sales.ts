@@ -6,7 +6,7 @@
 // generate_series. Each period's bounds are converted to instants once, so the
 // sums are read by primary-key range with no time zone arithmetic per row, and
 // a range reads at most a year of quarter hours whatever the shop's volume.
-import { notFound, validationError } from '../../domain/errors.js'
+import { notFound, ruleOf, validationError } from '../../domain/errors.js'
 import type { SalesGrouping, SalesRange } from '../../domain/sales-stats.js'
 import type { SalesStats } from '../../schemas/stats.js'
 import { preparedOnce, rawQuery } from '../core/sql.js'
@@ -128,7 +128,7 @@ export async function salesStats (
   } catch (error) {
     if (isUnknownZone(error)) {
       throw validationError('Unknown time zone.', [
-        { path: 'querystring.tz', message: 'is not a time zone the database knows' }
+        { path: 'querystring.tz', message: 'is not a time zone the database knows', rule: ruleOf('x-time-zone', {}) }
       ])
     }
     throw error

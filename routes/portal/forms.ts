@@ -57,11 +57,32 @@ export function list (form: Form, name: string): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 
-/** `body` checked against `schema` as the API checks it: the API's 400 when it breaks a rule. */
+const LIMITS = ['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'x-trimmed-length', 'pattern']
+
+/** The schema of the value at `path` (`body.values.3` → the items of `values`), when the schema says. */
+function schemaAt (schema: TSchema, path: string): Record<string, unknown> | undefined {
+  let at: Record<string, unknown> | undefined = schema
+  for (const segment of path.split('.').slice(1)) {
+    const properties = at?.properties as Record<string, Record<string, unknown>> | undefined
+    at = properties?.[segment] ?? (/^\d+$/.test(segment) ? at?.items as Record<string, unknown> : undefined)
+  }
+  return at
+}
+
+/**
+ * `body` checked against `schema` as the API checks it: the API's 400 when it breaks a rule, each detail's rule
+ * with the field's limits (so a page can say "1 to 200 characters" once, whichever limit was broken).
+ */
 export function validated<T extends TSchema> (schema: T, body: unknown): Static<T> {
   const validate = bodyValidator(schema)
-  if (!validate(body)) throw invalidRequest(validate.errors as never)
-  return body as Static<T>
+  if (validate(body)) return body as Static<T>
+  const error = invalidRequest(validate.errors as never)
+  for (const detail of error.details ?? []) {
+    const field = schemaAt(schema, detail.path)
+    if (!detail.rule || !field) continue
+    detail.rule.limits = Object.fromEntries(LIMITS.filter((name) => name in field).map((name) => [name, field[name]]))
+  }
+  throw error
 }
 
 /** Runs `action`; an ApiError it throws comes back as the value, for the page to show. */

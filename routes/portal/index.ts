@@ -34,6 +34,8 @@ import sales from './sales.js'
 import signOut, { SIGNED_OUT_PAGE } from './sign-out.js'
 import stock from './stock.js'
 import webhooks from './webhooks.js'
+import timeZone from './time-zone.js'
+import { detailSentence, errorSentence } from './i18n/api-messages.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -107,7 +109,12 @@ export default async function portal (fastify: FastifyInstance) {
       return reply.portalPage('not-found', { title: 'errors.notFound' }, 404)
     }
     if (err instanceof ApiError || (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500)) {
-      return reply.portalPage('problem', { title: 'errors.title', message: err.message }, err.statusCode ?? 400)
+      const locale = request.portalSession?.locale ?? 'ru'
+      const detail = err instanceof ApiError ? err.details?.[0] : undefined
+      const message = detail
+        ? detailSentence(locale, detail)
+        : errorSentence(locale, err instanceof ApiError ? err : new ApiError('VALIDATION_ERROR'))
+      return reply.portalPage('problem', { title: 'errors.title', message }, err.statusCode ?? 400)
     }
     if (!isUnavailable(err)) request.log.error({ err }, 'portal page failed')
     return reply.portalPage(
@@ -132,6 +139,7 @@ export default async function portal (fastify: FastifyInstance) {
       return reply.redirect('/portal/attention', 303)
     })
     await scope.register(language)
+    await scope.register(timeZone)
     await scope.register(signOut, { cookieName })
     await scope.register(attention, { prefix: '/attention' })
     await scope.register(orders, { prefix: '/orders' })

@@ -29,8 +29,31 @@ const dayOf = (value: string): Date | undefined => {
   return Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value ? undefined : day
 }
 
-/** The filter of the address, or the errors by field id. */
-export function readOrderFilter (query: Form): {
+/** The offset of `tz` from UTC at `at`, in ms (Moscow: +3 h). */
+function zoneOffset (at: Date, tz: string): number {
+  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit'
+  }).formatToParts(at).map((part) => [part.type, part.value]))
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour),
+    Number(parts.minute), Number(parts.second))
+  return wall - Math.floor(at.getTime() / 1000) * 1000
+}
+
+/** The instant a day (its UTC midnight) begins in `tz`. */
+const dayStartIn = (day: Date, tz: string) => {
+  const guess = new Date(day.getTime() - zoneOffset(day, tz))
+  return new Date(day.getTime() - zoneOffset(guess, tz))
+}
+
+/** The filter of the address (its days in the session's zone `tz`), or the errors by field id. */
+export function readOrderFilter (query: Form, tz: string): {
   form: OrderFilterForm,
   filter?: Omit<PortalOrderFilter, 'limit'>,
   problems: Record<string, MessageKey>
@@ -60,9 +83,9 @@ export function readOrderFilter (query: Form): {
     filter: {
       statuses: form.status.length > 0 ? [...new Set(form.status)] as OrderStatus[] : [...orderStatuses],
       productId: form.product === '' ? undefined : form.product,
-      from,
+      from: from === undefined ? undefined : dayStartIn(from, tz),
       // The last day whole: before the next day's start.
-      to: to === undefined ? undefined : new Date(to.getTime() + 86_400_000),
+      to: to === undefined ? undefined : dayStartIn(new Date(to.getTime() + 86_400_000), tz),
       idPrefix: form.q === '' ? undefined : form.q,
       buyerLast: form.reply,
       after: after === '' ? undefined : after
@@ -96,7 +119,7 @@ const FIELD_IDS: Record<string, string> = {
 export async function orderListPage (fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
   const { shopId, locale } = request.portalSession!
   const t = translator(locale)
-  const { form, filter, problems } = readOrderFilter(request.query as Form)
+  const { form, filter, problems } = readOrderFilter(request.query as Form, request.portalSession!.tz)
   const errors: FormErrors = { summary: [], fields: {} }
   let page: Awaited<ReturnType<typeof listPortalOrders>> = { orders: [], nextCursor: null }
   for (const [field, key] of Object.entries(problems)) {

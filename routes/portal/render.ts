@@ -7,7 +7,8 @@ import { badgeCounts } from '../../services/portal/service.js'
 import { DEFAULT_LOCALE, navigation, type Section } from './navigation.js'
 import { ApiError, type ErrorDetail } from '../../domain/errors.js'
 import { SESSION_IDLE_MS, type PortalLocale } from '../../domain/portal-token.js'
-import { fieldMessage } from './i18n/api-messages.js'
+import { DEFAULT_SALES_TIME_ZONE as DEFAULT_TIME_ZONE } from '../../domain/sales-stats.js'
+import { detailSentence, errorSentence } from './i18n/api-messages.js'
 import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
 
@@ -51,23 +52,29 @@ export interface FormErrors {
 export type FormFields = Record<string, { id: string; label: MessageKey }>
 
 /**
- * The API's error as a form's errors: each detail next to the field its path
- * names (`body.url` → url), and in the summary linked to it; an error without
- * details (a limit, a conflict) in the summary, next to `field` when given.
+ * The API's error as a form's errors, in the page's language (i18n/api-messages.ts, never the API's English):
+ * each detail next to the field its path names (`body.url` → url), and in the summary linked to it, one
+ * message per field (the first rule it broke); an error without details (a limit, a conflict) in the summary,
+ * next to `field` when given.
  */
 export function formErrors (err: ApiError, locale: PortalLocale, fields: FormFields = {}, field?: string): FormErrors {
   const t = translator(locale)
   const errors: FormErrors = { summary: [], fields: {} }
-  const add = (name: string | undefined, apiMessage: string) => {
-    const message = fieldMessage(locale, apiMessage)
+  const add = (name: string | undefined, message: string) => {
     const target = name === undefined ? undefined : fields[name]
-    if (!target) return errors.summary.push({ text: message })
-    errors.fields[name!] ??= message
-    errors.summary.push({ href: `#${target.id}`, text: t('errors.field', { label: t(target.label), message }) })
+    if (!target) {
+      if (!errors.summary.some((entry) => entry.text === message)) errors.summary.push({ text: message })
+      return
+    }
+    if (errors.fields[name!] !== undefined) return
+    errors.fields[name!] = message
+    const sentence = message.charAt(0).toLocaleLowerCase(locale) + message.slice(1)
+    const text = t('errors.field', { label: t(target.label), message: sentence })
+    errors.summary.push({ href: `#${target.id}`, text })
   }
   const details: ErrorDetail[] = err.details ?? []
-  if (details.length === 0) add(field, err.message)
-  for (const detail of details) add(detail.path.split('.')[1], detail.message)
+  if (details.length === 0) add(field, errorSentence(locale, err))
+  for (const detail of details) add(detail.path.split('.')[1], detailSentence(locale, detail))
   return errors
 }
 
@@ -95,7 +102,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           t,
           words,
           plural,
-          fmt: timeFormatter(locale),
+          fmt: timeFormatter(locale, session?.tz ?? DEFAULT_TIME_ZONE),
           money: moneyFormatter(locale),
           locale,
           path,

@@ -5,13 +5,14 @@
 // and answered by the same statement as GET /v1/stats/sales.
 import type { FastifyInstance } from 'fastify'
 import { salesStats } from '../../services/stats/service.js'
-import { DEFAULT_SALES_TIME_ZONE, SALES_GROUPINGS, salesRange, type SalesGrouping } from '../../domain/sales-stats.js'
+import { SALES_GROUPINGS, salesRange, type SalesGrouping } from '../../domain/sales-stats.js'
 import type { PortalLocale } from '../../domain/portal-token.js'
 import { SalesStatsQuery, type SalesStats } from '../../schemas/stats.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { moneyFormatter, type Translate } from './i18n/index.js'
 import { formErrors, type FormFields } from './render.js'
 import { salesChart } from './sales-chart.js'
+import { PORTAL_ZONES } from './time-zone.js'
 
 const fields: FormFields = {
   from: { id: 'from', label: 'sales.from' },
@@ -19,13 +20,6 @@ const fields: FormFields = {
   groupBy: { id: 'group-by', label: 'sales.groupBy' },
   tz: { id: 'tz', label: 'sales.tz' }
 }
-
-/** Time zones offered in the field's list (any other IANA name can be typed). */
-const ZONES = [
-  'Europe/Kaliningrad', 'Europe/Moscow', 'Europe/Samara', 'Asia/Yekaterinburg', 'Asia/Omsk', 'Asia/Novosibirsk',
-  'Asia/Krasnoyarsk', 'Asia/Irkutsk', 'Asia/Yakutsk', 'Asia/Vladivostok', 'Asia/Magadan', 'Asia/Kamchatka',
-  'Europe/Minsk', 'Europe/Kyiv', 'Asia/Almaty', 'Asia/Tashkent', 'Asia/Tbilisi', 'Europe/Berlin', 'UTC'
-]
 
 /** A row's period or product the locale's way: a day, the week from its Monday, a month. */
 function periodLabel (t: Translate, locale: PortalLocale, groupBy: SalesGrouping) {
@@ -48,9 +42,10 @@ export default async function salesPage (fastify: FastifyInstance) {
     const query = Object.fromEntries(
       ['from', 'to', 'groupBy', 'tz'].map((name) => [name, text(form, name).trim()]).filter(([, value]) => value !== '')
     )
-    const values = { from: '', to: '', groupBy: 'day', tz: DEFAULT_SALES_TIME_ZONE, ...query }
+    // The session's zone unless the form names another.
+    const values = { from: '', to: '', groupBy: 'day', tz: session.tz, ...query }
     const answer = await attempt(async () => {
-      const checked = validated(SalesStatsQuery, { ...query })
+      const checked = validated(SalesStatsQuery, { tz: session.tz, ...query })
       const range = salesRange(checked)
       return salesStats(fastify.db, session.shopId, range, checked.groupBy)
     })
@@ -59,7 +54,7 @@ export default async function salesPage (fastify: FastifyInstance) {
       section: 'sales' as const,
       title: 'sales.title' as const,
       groupings: SALES_GROUPINGS,
-      zones: ZONES,
+      zones: PORTAL_ZONES,
       explicitZone: query.tz !== undefined
     }
     if (!answer.ok) {

@@ -9,10 +9,11 @@ import { isUtf8 } from 'node:buffer'
 import { getProduct, listProducts, type Product } from '../../services/catalog/service.js'
 import { STOCK_ADD_BODY_LIMIT } from '../../schemas/body-limits.js'
 import { AUTO_DELIVERY, StockAddBody, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
-import { ApiError, notFound, validationError } from '../../domain/errors.js'
+import { ApiError, notFound, ruleOf, type ErrorDetail } from '../../domain/errors.js'
 import * as stockService from '../../services/stock/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
+import { portalRefusal } from './i18n/api-messages.js'
 import { translator } from './i18n/index.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
 
@@ -36,12 +37,33 @@ const settingsFields: FormFields = {
 /** The fields that can hold the variants: required single-choice selects (docs/stock.md). */
 const variantFields = (product: Product) =>
   product.fields.filter((f) => f.type === 'select' && f.required && !f.multiple)
+/** A code as typed or read from a file, and where: the field and its line. */
+interface CodeLine { value: string, field: 'values' | 'file', line: number }
+
 /** Codes as typed or read from a file: one a line, surrounding blanks and empty lines dropped. */
-const linesOf = (...texts: string[]) =>
-  texts
-    .flatMap((t) => t.replace(/^\uFEFF/, '').split(/\r?\n/))
-    .map((l) => l.trim())
-    .filter(Boolean)
+const linesOf = (typed: string, file: string): CodeLine[] =>
+  (['values', 'file'] as const).flatMap((field) =>
+    (field === 'values' ? typed : file).replace(/^\uFEFF/, '').split(/\r?\n/)
+      .map((text, at) => ({ value: text.trim(), field, line: at + 1 }))
+      .filter((code) => code.value !== ''))
+
+/**
+ * The upload's refusal said where it is: a code's problem (`body.values.7`) at the field and line it came
+ * from (a code too long names its line), and a chosen file, which the page cannot keep, named as not saved.
+ */
+function refusalAtLines (error: ApiError, codes: CodeLine[], fileName: string): ApiError {
+  const details: ErrorDetail[] = (error.details ?? []).map((detail) => {
+    const code = /^body\.values\.(\d+)$/.test(detail.path) ? codes[Number(detail.path.split('.')[2])] : undefined
+    if (!code) return detail
+    const max = detail.rule?.keyword === 'x-trimmed-length' && [...code.value].length > Number(detail.rule.params.max)
+      ? Number(detail.rule.params.max)
+      : undefined
+    const rule = max === undefined ? detail.rule : ruleOf('x-line-too-long', { line: code.line, max })
+    return { ...detail, path: `body.${code.field}`, rule }
+  })
+  if (fileName !== '') details.push(...(portalRefusal('file', 'upload.fileAgain', { name: fileName }).details ?? []))
+  return details.length === 0 ? error : new ApiError(error.code, error.message, details, error.statusCode, error.rule)
+}
 const wholeNumber = (value: string) => (/^\s*\d{1,9}\s*$/.test(value) ? Number(value) : value)
 const pageNumber = (value: unknown) =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) && Number(value) >= 1 ? Number(value) : 1
@@ -139,30 +161,29 @@ export default async function stockPage (fastify: FastifyInstance) {
     return uploadForm(request, reply)
   })
 
-  /** A refusal of the upload at one field: nothing is stored. */
-  const refusal = (field: string, message: string) => validationError(message, [{ path: `body.${field}`, message }])
-
   /**
    * The upload's fields and file, read whole: a pasted text over the field limit (which the parser would cut),
    * a file over the file limit, or either not UTF-8, is refused at its field.
    */
-  async function readUpload (request: FastifyRequest, t: ReturnType<typeof translator>) {
+  async function readUpload (request: FastifyRequest) {
     const fields: Record<string, string> = {}
     let file = ''
+    let fileName = ''
     let refused: ApiError | undefined
     try {
       for await (const part of request.parts()) {
         if (part.type === 'file') {
+          fileName = part.filename
           const bytes = await part.toBuffer()
-          if (!isUtf8(bytes)) refused ??= refusal('file', t('upload.fileNotUtf8'))
+          if (!isUtf8(bytes)) refused ??= portalRefusal('file', 'upload.fileNotUtf8')
           else file = bytes.toString('utf8')
         } else if (typeof part.value === 'string') {
           // Fields arrive as latin1 (defCharset below): each character one byte as sent, to check as UTF-8.
           const bytes = Buffer.from(part.value, 'latin1')
           if (part.valueTruncated) {
-            refused ??= refusal(part.fieldname, t('upload.valuesCut', { max: STOCK_ADD_BODY_LIMIT }))
+            refused ??= portalRefusal(part.fieldname, 'upload.valuesCut', { max: STOCK_ADD_BODY_LIMIT })
           } else if (!isUtf8(bytes)) {
-            refused ??= refusal(part.fieldname, t('upload.valuesNotUtf8'))
+            refused ??= portalRefusal(part.fieldname, 'upload.valuesNotUtf8')
           } else {
             fields[part.fieldname] = bytes.toString('utf8')
           }
@@ -170,9 +191,9 @@ export default async function stockPage (fastify: FastifyInstance) {
       }
     } catch (err) {
       if ((err as { code?: string }).code !== 'FST_REQ_FILE_TOO_LARGE') throw err
-      refused ??= refusal('file', t('upload.fileTooLarge', { max: STOCK_ADD_BODY_LIMIT }))
+      refused ??= portalRefusal('file', 'upload.fileTooLarge', { max: STOCK_ADD_BODY_LIMIT })
     }
-    return { fields, file, refused }
+    return { fields, file, fileName, refused }
   }
 
   await fastify.register(async function uploads (scope) {
@@ -193,22 +214,21 @@ export default async function stockPage (fastify: FastifyInstance) {
       { bodyLimit: STOCK_ADD_BODY_LIMIT },
       async function uploadCodes (request, reply) {
         const session = request.portalSession!
-        const t = translator(session.locale)
-        const { fields, file, refused } = await readUpload(request, t)
-        const values = linesOf(fields.values ?? '', file)
+        const { fields, file, fileName, refused } = await readUpload(request)
+        const codes = linesOf(fields.values ?? '', file)
+        const values = codes.map((code) => code.value)
         const body = { values, ...(fields.optionId ? { optionId: fields.optionId } : {}) }
         const added = await attempt(async () => {
           if (refused) throw refused
           if (values.length === 0) {
-            throw validationError(t('stock.nothingToUpload'), [
-              { path: 'body.values', message: t('stock.nothingToUpload') }
-            ])
+            throw portalRefusal('values', 'stock.nothingToUpload')
           }
           return stockService.addStockItems(fastify, session.shopId, request.params.id, validated(StockAddBody, body))
         })
         if (!added.ok) {
           if (added.error.statusCode === 404) throw added.error
-          const errors = formErrors(added.error, session.locale, uploadFields, 'values')
+          const refusal = refusalAtLines(added.error, codes, fileName)
+          const errors = formErrors(refusal, session.locale, uploadFields, 'values')
           return uploadForm(
             request,
             reply,

@@ -61,7 +61,7 @@ export async function putShopDeliveryEndpoint (
   })
   if (!check.ok) {
     throw validationError(`Invalid request: body.url ${check.problem}.`, [
-      { path: 'body.url', message: check.problem }
+      { path: 'body.url', message: check.problem, rule: check.rule }
     ])
   }
   const { endpoint, secret } = await putDeliveryEndpoint(app.db, shopId, check.url)

@@ -23,7 +23,7 @@ export function revokePortalAccess (app: PortalApp, shopId: string): Promise<num
 export { listActivity, recordActivity, type ActivityDetails } from '../../db/portal/activity.js'
 export { createPortalLink, findOpenableLink } from '../../db/portal/links.js'
 export {
-  endSession, endShopSessions, setSessionLocale, touchLiveSession, type PortalSession
+  endSession, endShopSessions, setSessionLocale, setSessionTimeZone, touchLiveSession, type PortalSession
 } from '../../db/portal/sessions.js'
 export { attentionCounts, badgeCounts } from '../../db/portal/attention.js'
 export {

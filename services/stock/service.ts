@@ -4,7 +4,7 @@
 // waiting orders (services/orders/fulfilment.ts); the values trimmed and
 // checked for NUL, sealed before the lock is taken, the key required.
 import type { FastifyInstance } from 'fastify'
-import { notFound, validationError } from '../../domain/errors.js'
+import { notFound, ruleOf, validationError } from '../../domain/errors.js'
 import { isUuid } from '../../domain/ids.js'
 import { previewOf, type StockCipher } from '../../domain/stock-cipher.js'
 import type { StockAddBody, StockItemListQuery, StockPatchBody } from '../../schemas/stock.js'
@@ -69,7 +69,7 @@ export async function addStockItems (app: StockApp, shopId: string, productId: s
   const withNul = values.findIndex((value) => value.includes('\0'))
   if (withNul !== -1) {
     throw validationError(`Invalid request: body.values.${withNul} must not contain a NUL character.`, [
-      { path: `body.values.${withNul}`, message: 'must not contain a NUL character' }
+      { path: `body.values.${withNul}`, message: 'must not contain a NUL character', rule: ruleOf('x-no-nul', {}) }
     ])
   }
   const rows = sealItems(cipher, productId, values)

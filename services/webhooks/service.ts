@@ -21,7 +21,7 @@ import { eventTypes } from '../../domain/event-types.js'
 import { isUuid } from '../../domain/ids.js'
 import { decodeSendCursor, encodeSendCursor, type SendStatus } from '../../domain/webhook-sends.js'
 import { checkWebhookUrl } from '../../domain/webhook-url.js'
-import { ApiError, validationError } from '../../domain/errors.js'
+import { ApiError, ruleOf, validationError } from '../../domain/errors.js'
 import type {
   SendListQuery,
   WebhookSendSchema,
@@ -76,7 +76,7 @@ function acceptedUrl ({ config }: Pick<FastifyInstance, 'config'>, url: string):
   const check = checkWebhookUrl(url, rules)
   if (!check.ok) {
     throw validationError(`Invalid request: body.url ${check.problem}.`, [
-      { path: 'body.url', message: check.problem }
+      { path: 'body.url', message: check.problem, rule: check.rule }
     ])
   }
   return check.url
@@ -96,7 +96,8 @@ export async function createWebhookEndpoint (app: WebhookApp, shopId: string, bo
   const input = { url: acceptedUrl(app, url), eventTypes: canonicalEventTypes(kinds), description }
   const created = await app.db.transaction((tx) => createEndpoint(tx, shopId, input))
   if (!created) {
-    throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`)
+    throw validationError(`A shop has at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints; delete one first.`,
+      undefined, ruleOf('x-endpoint-limit', { max: MAX_ENDPOINTS_PER_SHOP }))
   }
   return { endpoint: endpointView(created.endpoint), secret: created.secret }
 }

@@ -173,6 +173,7 @@ t.test('every page names the shop; the footer shows the idle and the absolute en
     const page = await app.inject({ method: 'GET', url, headers: { cookie: session.cookie } })
     t.match(page.body, /<span class="header__shop"><span class="visually-hidden">Shop: <\/span>Moon Keys<\/span>/, url)
     const footer = /<footer class="footer">([^<]*)<\/footer>/.exec(page.body)![1]
-    t.match(footer, /without activity it ends at .+ UTC, at the latest at .+ UTC$/, url)
+    const inMoscow = /without activity it ends at .+ GMT\+3, at the latest at .+ GMT\+3$/
+    t.match(footer, inMoscow, `${url}: in the session's zone`)
   }
 })

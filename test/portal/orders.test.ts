@@ -61,8 +61,10 @@ t.test('Orders: the list by status across 3 pages of 50 by its cursor, newest fi
   t.same(rowIds(both.body).slice(0, 4), [...taken].reverse(), 'several statuses, newest first')
   const byProduct = await page(app, session, `/portal/orders?product=${second.id}`)
   t.same(rowIds(byProduct.body), paid.filter((_, i) => i % 23 === 0).reverse())
-  const today = new Date().toISOString().slice(0, 10)
-  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+  // The days are the session's (Moscow's): at 22:00 UTC it is already tomorrow there.
+  const moscowDay = (at: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow' }).format(at)
+  const today = moscowDay(Date.now())
+  const yesterday = moscowDay(Date.now() - 86_400_000)
   const todays = await page(app, session, `/portal/orders?from=${today}&to=${today}&status=processing`)
   t.equal(rowIds(todays.body).length, 4)
   t.equal(rowIds((await page(app, session, `/portal/orders?to=${yesterday}`)).body).length, 0)

@@ -46,7 +46,8 @@ t.test("API keys: made with the operator's rules, the secret shown once, revoked
   const empty = await post(app, session, '/portal/api-keys', { name: '   ' })
   t.equal(empty.statusCode, 400)
   t.match(empty.body, /There is a problem/)
-  t.match(empty.body, /<a href="#key-name">Key name: must match pattern/, "the API's message, linked to the field")
+  t.match(empty.body, /<a href="#key-name">Key name: enter 1 to 200 characters\.<\/a>/, 'one sentence, linked to the field')
+  t.equal(empty.body.match(/Key name: /g)?.length, 1, 'one message for the field')
   t.match(empty.body, /id="key-name-error"/)
 
   const created = await post(app, session, '/portal/api-keys', { name: ' Order bot ' })
@@ -198,7 +199,7 @@ t.test("Webhooks: the API's URL rules and limit, the secret once, a test deliver
   }
   const eleventh = await post(app, session, '/portal/webhooks', { url: receiver.url })
   t.equal(eleventh.statusCode, 400)
-  t.match(eleventh.body, /A shop has at most 10 webhook endpoints; delete one first\./, "the API's message")
+  t.match(eleventh.body, /A shop has at most 10 endpoints: delete one first\./, 'the limit, said for a person')
   const activity = (await app.inject({ method: 'GET', url: '/portal/activity', headers: { cookie: session.cookie } }))
     .body
   t.match(activity, /Added the webhook endpoint 127\.0\.0\.1:/)
@@ -261,7 +262,7 @@ t.test('Stock: upload pasted and from a file, settings, removal with the codes s
     optionFieldId: ''
   })
   t.equal(badSettings.statusCode, 400)
-  t.match(badSettings.body, /href="#low">Warn when the available count falls to: must be integer/)
+  t.match(badSettings.body, /href="#low">Warn when the available count falls to: enter a whole number\./)
 
   const page = await app.inject({
     method: 'GET',
@@ -288,7 +289,7 @@ t.test('Stock: upload pasted and from a file, settings, removal with the codes s
   t.match(removed.body, /CODE-SECRET-000\d\nCODE-SECRET-000\d<\/textarea>/, 'the removed codes, once')
   const again = await post(app, session, `/portal/stock/${product.id}/remove`, { ids: [ids[0]] })
   t.equal(again.statusCode, 409)
-  t.match(again.body, /is not available \(already delivered or removed\)/)
+  t.match(again.body, /One of the codes was already delivered or removed: reload the page\./)
   const activity = (await app.inject({ method: 'GET', url: '/portal/activity', headers: { cookie: session.cookie } }))
     .body
   t.match(activity, /Uploaded 3 codes to “/)
@@ -330,7 +331,7 @@ t.test('Delivery endpoint: set, the test call with its result, recent requests',
     quantity: '0'
   })
   t.equal(badQuantity.statusCode, 400)
-  t.match(badQuantity.body, /href="#quantity">Количество: должно быть не меньше 1/, "the API's message, in Russian")
+  t.match(badQuantity.body, /href="#quantity">Количество: введите число от 1 до \d+\./, 'the rule, in Russian')
   const tested = await post(app, session, '/portal/delivery-endpoint/test', { productId: product.id, quantity: '2' })
   t.equal(tested.statusCode, 200)
   t.match(tested.body, /С таким ответом заказ был бы выдан/)

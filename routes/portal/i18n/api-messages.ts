@@ -1,76 +1,104 @@
-// The API's messages about a field (Ajv's, and the service's own rules) said in
-// Russian on a Russian page; any other message is shown as the API words it.
+// The one step every error shown on a portal page goes through: the rule a value
+// broke (the validator's keyword, or the service's own, with its limits: the
+// detail's `rule`, domain/errors.ts) said as a sentence in the page's language,
+// from the typed word maps (en-errors.ts, ru-errors.ts). The API's English
+// message is never read here, so no validator wording reaches a page; an error
+// naming no field is said by its code.
+import { validationError, type ApiError, type DetailRule, type ErrorDetail } from '../../../domain/errors.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
+import { enErrors } from './en-errors.js'
+import type { ErrorWords } from './error-words.js'
+import { ruErrors } from './ru-errors.js'
+import { translator, type MessageKey } from './index.js'
+import { fill, pluralText } from './words.js'
 
-const russian: Array<[RegExp, string]> = [
-  [/^must NOT have fewer than (\d+) characters$/, 'должно быть не короче $1 символов'],
-  [/^must NOT have more than (\d+) characters$/, 'должно быть не длиннее $1 символов'],
-  [
-    /^must be (\d+)–(\d+) characters after trimming surrounding whitespace$/,
-    'должно быть длиной $1–$2 символов без пробелов по краям'
-  ],
-  [/^must match pattern /, 'заполнено неверно'],
-  [/^must be integer$/, 'должно быть целым числом'],
-  [/^must be >= (\d+)$/, 'должно быть не меньше $1'],
-  [/^must be <= (\d+)$/, 'должно быть не больше $1'],
-  [/^must be boolean$/, 'выберите один из вариантов'],
-  [/^must be equal to one of the allowed values$/, 'выберите одно из предложенных значений'],
-  [/^must have required property /, 'обязательно для заполнения'],
-  [/^must NOT have fewer than (\d+) items$/, 'нужно не меньше $1'],
-  [/^must NOT have more than (\d+) items$/, 'можно не больше $1'],
-  [/^must match format "uuid"$/, 'выберите одно из предложенных значений'],
-  [/^must be an absolute URL$/, 'должен быть полным адресом (https://…)'],
-  [/^must be an https:\/\/ URL$/, 'должен начинаться с https://'],
-  [/^must not contain a user name or password$/, 'не должен содержать имя пользователя или пароль'],
-  [/^must be at most (\d+) characters$/, 'должен быть не длиннее $1 символов'],
-  [/^must point to a public address \((.+)\)$/, 'должен вести на публичный адрес ($1)'],
-  [/^must not contain a NUL character$/, 'не должно содержать символ NUL'],
-  [
-    /^A shop has at most (\d+) webhook endpoints; delete one first\.$/,
-    'У магазина может быть не больше $1 адресов: удалите один.'
-  ],
-  [
-    /^optionFieldId can change only while no item is available/,
-    'Поле вариантов меняется, только пока нет кодов в наличии.'
-  ],
-  [/^must be an IANA time zone name/, 'должен быть названием часового пояса IANA, например Europe/Moscow'],
-  [/^is not a time zone the database knows$/, 'такого часового пояса база данных не знает'],
-  [/^must be a real date YYYY-MM-DD/, 'должна быть существующей датой ГГГГ-ММ-ДД'],
-  [/^must not be after to$/, 'не может быть позже конца периода'],
-  [/^the range must be at most (\d+) days, counting both ends$/, 'период должен быть не длиннее $1 дней, считая оба конца'],
-  [/^must not be empty after trimming$/, 'не может быть пустым'],
-  [
-    /^must be at most (\d+) characters after trimming$/,
-    'должно быть не длиннее $1 символов без пробелов по краям'
-  ],
-  [
-    /^Cannot (replace|refund|reject) a claim that is (\w+)\./,
-    'Претензия уже не позволяет этот ответ: обновите страницу.'
-  ],
-  [
-    /^The stock holds (\d+) available item\(s\) of the order's option; the replacement needs (\d+)\./,
-    'На складе для этого заказа $1 код(ов), а для замены нужно $2: загрузите коды или верните деньги.'
-  ],
-  [/^Stock item \S+ is not available/, 'Один из кодов уже выдан или снят: обновите страницу.'],
-  [/^must hold 1–(\d+) keywords for message\.keyword$/, 'нужно от 1 до $1 ключевых слов, по одному в строке'],
-  [/^has "(.*)" twice \(ignoring case and spaces\)$/, 'слово «$1» указано дважды'],
-  [/^must be empty unless the trigger is message\.keyword$/, 'заполняется только для сообщений с ключевым словом'],
-  [/^must be (0|false) unless the trigger is message\.keyword$/, 'только для сообщений с ключевым словом'],
-  [/^is required for order\.unconfirmed \((\d+)–(\d+)\)$/, 'обязательно для напоминания (от $1 до $2)'],
-  [/^must be null unless the trigger is order\.unconfirmed$/, 'только для напоминания: оставьте пустым'],
-  [/^unknown placeholder (.*)$/, 'неизвестная вставка $1'],
-  [/^the placeholder (.*) is only for the claim triggers$/, 'вставка $1 — только для претензий'],
-  [/^"(.*)" has no closing "\}\}"$/, 'у «$1» нет закрывающих «}}»'],
-  [/^The shop already has (\d+) chat rules/, 'У магазина уже $1 правил: удалите одно.'],
-  [/^The order has no claim to fill the claim placeholders from\.$/, 'У заказа нет претензии: вставки претензии не из чего заполнить.'],
-  [
-    /^Stock values cannot be stored or read/,
-    'Коды сейчас нельзя сохранить или прочитать: оператор не задал ключ шифрования.'
-  ]
-]
+/** The keyword of a refusal the portal itself makes: `params.key` names its text (en.ts, ru.ts). */
+export const PORTAL_TEXT = 'x-portal-text'
 
-export function fieldMessage (locale: PortalLocale, message: string): string {
-  if (locale !== 'ru') return message
-  for (const [pattern, text] of russian) if (pattern.test(message)) return message.replace(pattern, text)
-  return message
+/** A refusal the portal makes at `field`, said by its text's key (with `params`). */
+export const portalRefusal = (field: string, key: MessageKey, params: Record<string, string | number> = {}) =>
+  validationError(key, [
+    { path: `body.${field}`, message: key, rule: { keyword: PORTAL_TEXT, params: { ...params, key } } }
+  ])
+
+const wordsOf: Record<PortalLocale, ErrorWords> = { en: enErrors, ru: ruErrors }
+
+const numberOf = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
+
+/** A text's limits: the field's schema, else the broken keyword's own limit. */
+function lengthLimits (rule: DetailRule): { min?: number, max?: number } {
+  const limits = rule.limits ?? {}
+  const trimmed = (limits['x-trimmed-length'] ?? []) as number[]
+  const min = numberOf(limits.minLength) ?? trimmed[0] ??
+    (rule.keyword === 'minLength' ? numberOf(rule.params.limit) : numberOf(rule.params.min))
+  const max = numberOf(limits.maxLength) ?? trimmed[1] ??
+    (rule.keyword === 'maxLength' ? numberOf(rule.params.limit) : numberOf(rule.params.max))
+  return { min, max }
+}
+
+function lengthSentence (locale: PortalLocale, words: ErrorWords, rule: DetailRule): string {
+  const { min, max } = lengthLimits(rule)
+  if (max !== undefined) {
+    return min !== undefined && min > 0
+      ? pluralText(locale, words.lengthBetween, max, { min })
+      : pluralText(locale, words.lengthAtMost, max)
+  }
+  if (min === 1) return words.empty
+  return min === undefined ? words.invalid : pluralText(locale, words.lengthAtLeast, min)
+}
+
+function numberSentence (words: ErrorWords, rule: DetailRule): string {
+  const limits = rule.limits ?? {}
+  const min = numberOf(limits.minimum) ?? numberOf(rule.keyword === 'minimum' ? rule.params.limit : undefined)
+  const max = numberOf(limits.maximum) ?? numberOf(rule.keyword === 'maximum' ? rule.params.limit : undefined)
+  if (min !== undefined && max !== undefined) return fill(words.numberBetween, { min, max })
+  if (min !== undefined) return fill(words.numberAtLeast, { min })
+  return max === undefined ? words.number : fill(words.numberAtMost, { max })
+}
+
+function formatSentence (words: ErrorWords, format: unknown): string {
+  if (format === 'uri' || format === 'url') return words.url
+  if (format === 'uuid') return words.choose
+  if (format === 'date') return words.date
+  if (format === 'date-time') return words.dateTime
+  return words.format
+}
+
+/** The sentence for one broken rule, in `locale`. */
+export function ruleSentence (locale: PortalLocale, rule: DetailRule | undefined): string {
+  const words = wordsOf[locale]
+  if (rule === undefined) return words.invalid
+  const { keyword, params } = rule
+  const count = (value: unknown) => numberOf(value) ?? 0
+  switch (keyword) {
+    case 'required': return words.required
+    case 'minLength': case 'maxLength': case 'x-trimmed-length': return lengthSentence(locale, words, rule)
+    // "not only spaces" (`\S`) is the text's length rule said another way.
+    case 'pattern': return params.pattern === '\\S' ? lengthSentence(locale, words, rule) : words.pattern
+    case 'format': return formatSentence(words, params.format)
+    case 'enum': case 'const': return words.choose
+    case 'type':
+      if (params.type === 'integer') return words.wholeNumber
+      return params.type === 'number' ? words.number : words.choose
+    case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum':
+      return numberSentence(words, rule)
+    case 'minItems': return pluralText(locale, words.itemsAtLeast, count(params.limit))
+    case 'maxItems': return pluralText(locale, words.itemsAtMost, count(params.limit))
+    case 'x-decimals': return pluralText(locale, words.decimals, count(params.places))
+    case 'x-url-length': return pluralText(locale, words.rule['x-url-length'], count(params.max))
+    // The portal's own refusal (an upload cut or not UTF-8): a text of its word maps, by key.
+    case PORTAL_TEXT: return translator(locale)(params.key as MessageKey, params as Record<string, string | number>)
+    case 'x-line-too-long':
+      return pluralText(locale, words.rule['x-line-too-long'], count(params.max), { line: count(params.line) })
+  }
+  const own = words.rule[keyword as keyof ErrorWords['rule']]
+  return typeof own === 'string' ? fill(own, params as Record<string, string | number>) : words.invalid
+}
+
+/** One detail of an error (a field's problem), in `locale`. */
+export const detailSentence = (locale: PortalLocale, detail: ErrorDetail): string => ruleSentence(locale, detail.rule)
+
+/** An error naming no field: its own rule's sentence, else its code's. */
+export function errorSentence (locale: PortalLocale, error: ApiError): string {
+  return error.rule ? ruleSentence(locale, error.rule) : wordsOf[locale].code[error.code]
 }

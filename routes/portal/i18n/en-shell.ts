@@ -6,6 +6,12 @@
 export const enShell = {
   'shell.shop': 'Shop',
   'shell.signOut': 'Sign out',
+  'shell.zone': 'Time: {tz}',
+  'zone.title': 'Your time zone',
+  'zone.text': 'Every time on these pages is shown in this zone. It is kept for this session only.',
+  'zone.label': 'Time zone',
+  'zone.hint': 'Choose from the list or type a zone name, for example Europe/Moscow or Asia/Yekaterinburg.',
+  'zone.save': 'Save',
   'shell.session': 'Session {id} · without activity it ends at {idle}, at the latest at {end}',
   'shell.signedOutTitle': 'You have signed out',
   'shell.signedOutText': 'Your session has ended in this browser. To come back, open the seller settings from ' +
@@ -30,5 +36,6 @@ export const enShell = {
   'upload.fileTooLarge': 'The file is larger than {max} bytes: split it into parts. Nothing was saved.',
   'upload.fileNotUtf8': 'The file is not UTF-8 text (for example, it was saved as Windows-1251). Save it as UTF-8 ' +
     'and upload it again. Nothing was saved.',
+  'upload.fileAgain': 'The file {name} was not saved: choose it again.',
   'upload.valuesNotUtf8': 'The pasted text is not UTF-8. Nothing was saved.'
 } as const

@@ -25,14 +25,17 @@ export const wordsOf = (locale: PortalLocale): Words => words[locale]
 export const pluralizer = (locale: PortalLocale): Pluralize => (text, count, params) =>
   pluralText(locale, text, count, params)
 
-/** Times as `21 Nov 2026, 10:00 UTC`: the seller's time zone is not known, so the zone is named. */
-export function timeFormatter (locale: PortalLocale): (value: string | Date | null) => string {
-  const format = new Intl.DateTimeFormat(locale === 'ru' ? 'ru-RU' : 'en-GB', {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-    timeZone: 'UTC'
-  })
-  return (value) => (value === null ? '' : `${format.format(typeof value === 'string' ? new Date(value) : value)} UTC`)
+/** Times in the session's zone `tz`, the zone named by its offset: `21 Nov 2026, 13:00 GMT+3`. */
+export function timeFormatter (locale: PortalLocale, tz: string): (value: string | Date | null) => string {
+  const tag = locale === 'ru' ? 'ru-RU' : 'en-GB'
+  const format = new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeStyle: 'short', timeZone: tz })
+  const zone = new Intl.DateTimeFormat(tag, { timeZone: tz, timeZoneName: 'short' })
+  return (value) => {
+    if (value === null) return ''
+    const date = typeof value === 'string' ? new Date(value) : value
+    const name = zone.formatToParts(date).find((part) => part.type === 'timeZoneName')?.value ?? tz
+    return `${format.format(date)} ${name}`
+  }
 }
 
 /** Money the locale's way, always two decimals, with the ruble sign. */

@@ -4,6 +4,12 @@ import type { enShell } from './en-shell.js'
 export const ruShell: Record<keyof typeof enShell, string> = {
   'shell.shop': 'Магазин',
   'shell.signOut': 'Выйти',
+  'shell.zone': 'Время: {tz}',
+  'zone.title': 'Ваш часовой пояс',
+  'zone.text': 'Всё время на этих страницах показано в этом поясе. Он сохраняется только для этого сеанса.',
+  'zone.label': 'Часовой пояс',
+  'zone.hint': 'Выберите из списка или введите название пояса, например Europe/Moscow или Asia/Yekaterinburg.',
+  'zone.save': 'Сохранить',
   'shell.session': 'Сеанс {id} · без действий завершится {idle}, не позже {end}',
   'shell.signedOutTitle': 'Вы вышли',
   'shell.signedOutText': 'Сеанс в этом браузере завершён. Чтобы вернуться, снова откройте настройки продавца ' +
@@ -29,5 +35,6 @@ export const ruShell: Record<keyof typeof enShell, string> = {
   'upload.fileTooLarge': 'Файл больше {max} байт: разделите его на части. Ничего не сохранено.',
   'upload.fileNotUtf8': 'Файл не в кодировке UTF-8 (например, сохранён в Windows-1251). Сохраните его в UTF-8 и ' +
     'загрузите снова. Ничего не сохранено.',
+  'upload.fileAgain': 'Файл {name} не сохранён: выберите его снова.',
   'upload.valuesNotUtf8': 'Вставленный текст не в кодировке UTF-8. Ничего не сохранено.'
 }
