@@ -34,6 +34,7 @@ import sales from './sales.js'
 import signOut, { SIGNED_OUT_PAGE } from './sign-out.js'
 import stock from './stock.js'
 import webhooks from './webhooks.js'
+import webhookAttempts from './webhook-attempts.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -137,6 +138,7 @@ export default async function portal (fastify: FastifyInstance) {
     await scope.register(orders, { prefix: '/orders' })
     await scope.register(apiKeys, { prefix: '/api-keys' })
     await scope.register(webhooks, { prefix: '/webhooks' })
+    await scope.register(webhookAttempts, { prefix: '/webhooks' })
     await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })
     await scope.register(stock, { prefix: '/stock' })
     await scope.register(claims, { prefix: '/claims' })

@@ -16,7 +16,9 @@ import {
   type EndpointChanges,
   type EndpointRow
 } from '../../db/webhooks/endpoints.js'
-import { createTestSend, listSends, retrySend, type WebhookSendRow } from '../../db/webhooks/sends.js'
+import {
+  createTestSend, listSends, retryFailedSends, retrySend, type WebhookSendRow
+} from '../../db/webhooks/sends.js'
 import { eventTypes } from '../../domain/event-types.js'
 import { isUuid } from '../../domain/ids.js'
 import { decodeSendCursor, encodeSendCursor, type SendStatus } from '../../domain/webhook-sends.js'
@@ -169,6 +171,14 @@ export function webhookEndpointService (fastify: FastifyInstance) {
       if (!send) throw sendNotFound()
       fastify.webhookWorker.wake()
       return sendView(send)
+    },
+
+    /** Retries every failed send of the endpoint, each as `retry` does; returns how many. */
+    async retryFailed (shopId: string, endpointId: string) {
+      const retried = isUuid(endpointId) ? await retryFailedSends(fastify.db, shopId, endpointId) : undefined
+      if (retried === undefined) throw endpointNotFound()
+      if (retried > 0) fastify.webhookWorker.wake()
+      return { retried }
     }
   }
 }

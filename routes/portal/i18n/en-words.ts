@@ -26,6 +26,7 @@ export const enWords: Words<EnPlural> = {
     'webhook.rotated': 'Rotated the signing secret of {host}',
     'webhook.tested': 'Sent a test event to {host}',
     'webhook.retried': 'Retried a delivery to {host}',
+    'webhook.retriedFailed': 'Retried the failed deliveries to {host}',
     'delivery.saved': 'Set the delivery endpoint to {host}',
     'delivery.deleted': 'Deleted the delivery endpoint {host}',
     'delivery.rotated': 'Rotated the delivery endpoint\'s signing secret',
@@ -90,5 +91,9 @@ export const enWords: Words<EnPlural> = {
     'order.unconfirmed': 'Receipt not confirmed after a while'
   },
   removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' },
-  rulePosted: { one: '{count} message', other: '{count} messages' }
+  rulePosted: { one: '{count} message', other: '{count} messages' },
+  retriedFailed: {
+    one: '{count} failed delivery is being attempted again now.',
+    other: '{count} failed deliveries are being attempted again now.'
+  }
 }

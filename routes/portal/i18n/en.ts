@@ -2,6 +2,7 @@
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
 
 import { enShell } from './en-shell.js'
+import { enHooks } from './en-hooks.js'
 import { enWorkplace } from './en-workplace.js'
 
 export const en = {
@@ -371,7 +372,8 @@ export const en = {
   'rules.deleteTitle': 'Delete the rule “{name}”?',
   'rules.deleteText': 'The rule stops answering. The messages it has posted stay in the chats.',
   'rules.deleted': 'The rule “{name}” is deleted.',
-  ...enWorkplace
+  ...enWorkplace,
+  ...enHooks
 } as const
 
 export type MessageKey = keyof typeof en

@@ -31,6 +31,7 @@ export const ruWords: Words<RuPlural> = {
     'webhook.rotated': 'Сменён секрет подписи {host}',
     'webhook.tested': 'Отправлено пробное событие на {host}',
     'webhook.retried': 'Повторена отправка на {host}',
+    'webhook.retriedFailed': 'Повторены неудачные отправки на {host}',
     'delivery.saved': 'Задан адрес выдачи {host}',
     'delivery.deleted': 'Удалён адрес выдачи {host}',
     'delivery.rotated': 'Сменён секрет подписи адреса выдачи',
@@ -114,5 +115,11 @@ export const ruWords: Words<RuPlural> = {
     few: '{count} сообщения',
     many: '{count} сообщений',
     other: '{count} сообщения'
+  },
+  retriedFailed: {
+    one: '{count} неудачная отправка повторяется сейчас.',
+    few: '{count} неудачные отправки повторяются сейчас.',
+    many: '{count} неудачных отправок повторяются сейчас.',
+    other: '{count} неудачной отправки повторяются сейчас.'
   }
 }

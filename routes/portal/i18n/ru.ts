@@ -1,5 +1,6 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import { ruHooks } from './ru-hooks.js'
 import { ruWorkplace } from './ru-workplace.js'
 
 import { ruShell } from './ru-shell.js'
@@ -374,5 +375,6 @@ export const ru: Messages = {
   'rules.deleteTitle': 'Удалить правило «{name}»?',
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
   'rules.deleted': 'Правило «{name}» удалено.',
-  ...ruWorkplace
+  ...ruWorkplace,
+  ...ruHooks
 }

@@ -20,6 +20,7 @@ import type { AutoDelivery } from '../../../domain/stock-rules.js'
 export const ACTIVITY_ACTIONS = [
   'session.entered', 'session.signedOut', 'apiKey.created', 'apiKey.revoked',
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.rotated', 'webhook.tested', 'webhook.retried',
+  'webhook.retriedFailed',
   'delivery.saved', 'delivery.deleted', 'delivery.rotated', 'delivery.tested',
   'claim.replaced', 'claim.refunded', 'claim.rejected',
   'stock.added', 'stock.removed', 'stock.updated',
@@ -61,6 +62,8 @@ export interface Words<P extends Plural = Plural> {
   removeCodes: P
   /** How many messages a chat rule has posted, on the Auto-replies page. */
   rulePosted: P
+  /** The notice after `Retry all failed`: `{count}` deliveries attempted again. */
+  retriedFailed: P
 }
 
 const pluralRules: Record<PortalLocale, Intl.PluralRules> = {
