@@ -92,6 +92,10 @@ export const enWords: Words<EnPlural> = {
   },
   removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' },
   rulePosted: { one: '{count} message', other: '{count} messages' },
+  replaceCodes: {
+    one: '{count} code goes out to the buyer, in place of the reported one.',
+    other: '{count} codes go out to the buyer, in place of the reported ones.'
+  },
   retriedFailed: {
     one: '{count} failed delivery is being attempted again now.',
     other: '{count} failed deliveries are being attempted again now.'

@@ -1,5 +1,6 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import { ruClaims } from './ru-claims.js'
 import { ruHooks } from './ru-hooks.js'
 import { ruWorkplace } from './ru-workplace.js'
 
@@ -259,8 +260,6 @@ export const ru: Messages = {
   'claims.col.resolvedAt': 'Решена',
   'claims.col.actions': 'Ответ',
   'claims.opened': 'открыта {when}',
-  'claims.reportsOrder': 'Претензия ко всему заказу (кодов в нём не было).',
-  'claims.reportsValues': 'Кодов в претензии: {count}',
   'claims.noDeadline': 'Передана маркетплейсу: срока нет',
   'claims.replace': 'Заменить со склада',
   'claims.refund': 'Вернуть деньги',
@@ -376,5 +375,6 @@ export const ru: Messages = {
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
   'rules.deleted': 'Правило «{name}» удалено.',
   ...ruWorkplace,
-  ...ruHooks
+  ...ruHooks,
+  ...ruClaims
 }

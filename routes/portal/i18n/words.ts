@@ -62,6 +62,8 @@ export interface Words<P extends Plural = Plural> {
   removeCodes: P
   /** How many messages a chat rule has posted, on the Auto-replies page. */
   rulePosted: P
+  /** A replacement's confirmation: `{count}` codes go out from stock. */
+  replaceCodes: P
   /** The notice after `Retry all failed`: `{count}` deliveries attempted again. */
   retriedFailed: P
 }
