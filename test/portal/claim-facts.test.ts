@@ -79,5 +79,4 @@ t.test('a claim\'s facts, and the confirmations of replace and refund', async (t
   t.match(main((await page(app, ru, `/portal/claims/${both.id}/refund`)).body), /Покупатель получит назад 999,80\s₽/)
   t.match(main((await page(app, ru, `/portal/claims/${late.id}/refund`)).body),
     /баланс уменьшится на 499,90\s₽/)
-
 })
