@@ -13,6 +13,7 @@ export const enWords: Words<EnPlural> = {
   resolvedBy: { seller: 'by the shop', auto: 'automatically', operator: 'by the marketplace' },
   autoDelivery: { off: 'Off', stock: 'From stock', endpoint: 'From your delivery endpoint' },
   salesGrouping: { day: 'Day', week: 'Week (from Monday)', month: 'Month', product: 'Product' },
+  salesPreset: { last7Days: 'Last 7 days', lastWeek: 'Last week', thisMonth: 'This month', lastMonth: 'Last month' },
   attemptStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' },
   deliveryRequestStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed', discarded: 'Not used' },
   activity: {

@@ -4,6 +4,7 @@
 import { enShell } from './en-shell.js'
 import { enClaims } from './en-claims.js'
 import { enHooks } from './en-hooks.js'
+import { enSales } from './en-sales.js'
 import { enWorkplace } from './en-workplace.js'
 
 export const en = {
@@ -373,7 +374,8 @@ export const en = {
   'rules.deleted': 'The rule “{name}” is deleted.',
   ...enWorkplace,
   ...enHooks,
-  ...enClaims
+  ...enClaims,
+  ...enSales
 } as const
 
 export type MessageKey = keyof typeof en

@@ -18,6 +18,12 @@ export const ruWords: Words<RuPlural> = {
   resolvedBy: { seller: 'магазином', auto: 'автоматически', operator: 'маркетплейсом' },
   autoDelivery: { off: 'Выключена', stock: 'Со склада', endpoint: 'С вашего адреса выдачи' },
   salesGrouping: { day: 'По дням', week: 'По неделям (с понедельника)', month: 'По месяцам', product: 'По товарам' },
+  salesPreset: {
+    last7Days: 'Последние 7 дней',
+    lastWeek: 'Прошлая неделя',
+    thisMonth: 'Этот месяц',
+    lastMonth: 'Прошлый месяц'
+  },
   attemptStatus: { pending: 'Ожидает', succeeded: 'Доставлено', failed: 'Не доставлено' },
   deliveryRequestStatus: { pending: 'Ожидает', succeeded: 'Выдан', failed: 'Не выдан', discarded: 'Не понадобился' },
   activity: {

@@ -2,6 +2,7 @@
 import type { Messages } from './en.js'
 import { ruClaims } from './ru-claims.js'
 import { ruHooks } from './ru-hooks.js'
+import { ruSales } from './ru-sales.js'
 import { ruWorkplace } from './ru-workplace.js'
 
 import { ruShell } from './ru-shell.js'
@@ -376,5 +377,6 @@ export const ru: Messages = {
   'rules.deleted': 'Правило «{name}» удалено.',
   ...ruWorkplace,
   ...ruHooks,
-  ...ruClaims
+  ...ruClaims,
+  ...ruSales
 }

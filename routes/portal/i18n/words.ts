@@ -12,6 +12,7 @@ import type { OrderStatus } from '../../../domain/order-transitions.js'
 import type { Order } from '../../../schemas/orders.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
+import type { SalesPreset } from '../../../domain/sales-periods.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
 import type { DeliveryRequestStatus } from '../../../domain/delivery-answer.js'
 import type { AutoDelivery } from '../../../domain/stock-rules.js'
@@ -44,6 +45,8 @@ export interface Words<P extends Plural = Plural> {
   resolvedBy: Record<ResolvedBy, string>
   autoDelivery: Record<AutoDelivery, string>
   salesGrouping: Record<SalesGrouping, string>
+  /** The Sales page's preset ranges. */
+  salesPreset: Record<SalesPreset, string>
   /** A webhook attempt's status in an endpoint's log. */
   attemptStatus: Record<SendStatus, string>
   deliveryRequestStatus: Record<DeliveryRequestStatus, string>
