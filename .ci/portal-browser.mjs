@@ -5,7 +5,8 @@
 // gone), revokes it after the confirmation and sees /v1 refuse it; adds a webhook
 // endpoint and sends a test that a local receiver gets; uploads codes from a .txt
 // file and sees the counts; resolves a buyer's claim by replacing its code from
-// that stock, and a reject without a note refused; switches the language; opens
+// that stock, and a reject without a note refused; follows a failing webhook endpoint
+// from Needs attention to its attempt and the receiver's answer; switches the language; opens
 // links until its address is refused (429); signs out. Every page, in Russian and in
 // English, is checked with axe-core (no WCAG 2 A / AA violation) and screenshotted
 // into a temporary directory (its path is printed); no console error, no CSP
@@ -24,6 +25,7 @@ import { russianAndSessionless } from './portal-browser/russian-sessionless.mjs'
 import { check, createSession, report } from './portal-browser/session.mjs'
 import { stockAndSales } from './portal-browser/stock-sales.mjs'
 import { waitingOrders } from './portal-browser/waiting-orders.mjs'
+import { webhookHealth } from './portal-browser/webhook-health.mjs'
 import { workplace } from './portal-browser/workplace.mjs'
 
 const JS_BUDGET = 100 * 1024
@@ -44,6 +46,7 @@ try {
   const claimed = await claimsAndActivity(s, products)
   await workplace(s, claimed)
   await waitingOrders(s, products)
+  await webhookHealth(s)
   await russianAndSessionless(s, claimed)
   s.finish()
 } catch (err) {

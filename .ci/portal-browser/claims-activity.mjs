@@ -38,7 +38,12 @@ export async function claimsAndActivity (s, products) {
   check(!(await page.content()).includes('BROWSER-CODE'), 'Claims: no delivered code on the page')
   await inspect('en-claims')
   const order = claimed[0].orderId.slice(0, 8)
-  await page.getByRole('button', { name: `Replace from stock the claim on order ${order}` }).click()
+  await page.getByRole('link', { name: `Replace from stock the claim on order ${order}` }).click()
+  await heading('Replace the reported codes from stock?')
+  check(await page.getByText('1 code goes out to the buyer, in place of the reported one.').isVisible(),
+    'Claims: Replace asks first, naming how many codes go out')
+  await inspect('en-claim-replace')
+  await page.getByRole('button', { name: 'Confirm' }).click()
   await page.getByText(`The reported codes of order ${order} were replaced from stock.`).waitFor()
   const replaced = await api('GET', `/v1/claims/${claimed[0].id}`, seller)
   const newOrder = await api('GET', `/v1/orders/${claimed[0].orderId}`, seller)

@@ -25,6 +25,8 @@ export interface AttentionCounts {
   unanswered: number
   lowStock: number
   failingWebhooks: number
+  /** Those endpoints, failing longest first (a shop has at most 10). */
+  failingEndpoints: Array<{ id: string, url: string, failingSince: string }>
   deliveryFailing: boolean
 }
 
@@ -47,6 +49,9 @@ const countsSql = `select
         <= p.low_stock_threshold) as "lowStock",
   (select count(*)::int from webhook_endpoints w
     where w.shop_id = $1 and w.purpose = 'events' and w.failing_since is not null) as "failingWebhooks",
+  (select coalesce(json_agg(json_build_object('id', w.id, 'url', w.url,
+      'failingSince', ${isoTime('w.failing_since')}) order by w.failing_since), '[]'::json) from webhook_endpoints w
+    where w.shop_id = $1 and w.purpose = 'events' and w.failing_since is not null) as "failingEndpoints",
   exists (select 1 from webhook_endpoints w cross join lateral (
       select d.last_error, d.last_status_code from webhook_deliveries d
       where d.endpoint_id = w.id and d.last_attempt_at is not null

@@ -172,12 +172,26 @@ export interface AttemptOutcome {
   statusCode: number | null
   /** Why the attempt failed; null on success. */
   error: string | null
+  /** The first 1 KB of the answer's body, when an answer came. */
+  answer?: string | null
+  /** How long the attempt took. */
+  durationMs?: number
 }
 
 const leaseHeld = (item: LeasedSend) =>
   and(eq(webhookDeliveries.id, item.id), eq(webhookDeliveries.leaseToken, item.leaseToken))
 
 const leaseEnd = { leaseToken: null, leasedUntil: null }
+
+/**
+ * The attempt appended to the send's log (oldest first): when it was made, the
+ * status answered, why it failed, how long it took and the answer's first 1 KB,
+ * for the seller's attempt view (routes/portal/webhook-attempts.ts) and health.
+ */
+const loggedAttempt = (outcome: AttemptOutcome) => sql`${webhookDeliveries.attemptLog} || jsonb_build_array(
+  jsonb_build_object('at', ${sql.raw(isoTime('last_attempt_at'))}, 'statusCode', ${outcome.statusCode}::int,
+    'error', ${outcome.error}::text, 'durationMs', ${outcome.durationMs ?? null}::int,
+    'answer', ${outcome.answer ?? null}::text))`
 
 /**
  * Records the outcome of an attempt. A success ends the send and the
@@ -199,6 +213,7 @@ export async function recordAttempt (
         nextAttemptAt: null,
         lastStatusCode: outcome.statusCode,
         lastError: null,
+        attemptLog: loggedAttempt(outcome),
         ...leaseEnd
       })
       .where(leaseHeld(item))
@@ -235,6 +250,7 @@ export async function recordAttempt (
         nextAttemptAt: delayMs === null ? null : sql`${nowMs} + make_interval(secs => ${delayMs / 1000})`,
         lastStatusCode: outcome.statusCode,
         lastError: outcome.error,
+        attemptLog: loggedAttempt(outcome),
         ...leaseEnd
       })
       .where(leaseHeld(item))

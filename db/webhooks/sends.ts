@@ -94,6 +94,9 @@ export async function listSends (
   return { rows: rows.slice(0, options.limit), more: rows.length > options.limit }
 }
 
+/** What a retry changes: the send is pending and due now (retrySend says why the count goes on). */
+const attemptedNow = { status: 'pending', nextAttemptAt: nowMs }
+
 /**
  * Makes a send pending and due now, whatever its status. Its attempt count
  * goes on from where it was, so a retried `failed` send that fails again is
@@ -103,8 +106,28 @@ export async function retrySend (
   db: Queryable, shopId: string, endpointId: string, deliveryId: string
 ): Promise<WebhookSendRow | undefined> {
   const [send] = await db.update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: nowMs })
+    .set(attemptedNow)
     .where(and(eq(webhookDeliveries.id, deliveryId), endpointOfShop(shopId, endpointId)))
     .returning(sendColumns)
   return send
+}
+
+/**
+ * Retries every `failed` send of the shop's endpoint, as retrySend does one, in
+ * the caller's transaction (the endpoint's row is locked first); returns how
+ * many. Undefined when the endpoint is not the shop's.
+ */
+export async function retryFailedSends (
+  tx: Tx, shopId: string, endpointId: string
+): Promise<number | undefined> {
+  const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.shopId, shopId),
+      eq(webhookEndpoints.purpose, 'events')))
+    .for('key share')
+  if (!endpoint) return undefined
+  const retried = await tx.update(webhookDeliveries)
+    .set(attemptedNow)
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'failed')))
+    .returning({ id: webhookDeliveries.id })
+  return retried.length
 }

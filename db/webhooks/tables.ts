@@ -68,12 +68,16 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   kind: text('kind').$type<'event' | 'delivery_request'>().notNull().default('event'),
   /** The order a delivery request is for. */
   orderId: uuid('order_id').references(() => orders.id),
-  /** A delivery request's attempts, oldest first: `{at, statusCode, error, durationMs}`. */
+  /**
+   * The attempts, oldest first: `{at, statusCode, error, durationMs}`, and for an
+   * event's send `answer`, the first 1 KB of the receiver's answer (null: none came).
+   */
   attemptLog: jsonb('attempt_log').$type<Array<{
     at: string,
     statusCode: number | null,
     error: string | null,
-    durationMs: number
+    durationMs: number | null,
+    answer?: string | null
   }>>().notNull().default(sql`'[]'::jsonb`),
   updatedAt: ts('updated_at'),
   createdAt: stamp('created_at')

@@ -1,11 +1,15 @@
 // The Claims page (docs/portal.md): the shop's claims (docs/claims.md), those
 // waiting for an answer (open and escalated) first, then the settled ones, each
-// list newest first and paged. Replace (from stock) answers at once; refund and
-// reject ask first (they cannot be undone), reject with the note the buyer reads.
+// list newest first and paged, each saying what it reports of what its order
+// delivered. Every answer asks first (none can be undone): replace names how many
+// codes go out from which stock, refund the amount and what happens to the shop's
+// balance, reject takes the note the buyer reads.
 // Every answer goes through the /v1 calls' own service (services/claims/);
 // the Activity page records which claim was answered how, never a value.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { getProduct } from '../../services/catalog/service.js'
+import { getShopOrder } from '../../services/orders/service.js'
+import { getStock } from '../../services/stock/service.js'
 import { claimActions as allowedFrom, type ClaimStatus } from '../../domain/claims.js'
 import type { ApiError } from '../../domain/errors.js'
 import { RefundClaimBody, RejectClaimBody } from '../../schemas/claims.js'
@@ -17,7 +21,10 @@ import { translator } from './i18n/index.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
 
 type Params = { id: string }
-type Answer = 'refund' | 'reject'
+type Answer = 'replace' | 'refund' | 'reject'
+/** What a claim's page says of its order: the codes it delivered, its amount and status. */
+type OrderFacts = { delivered: number, amount: number, status: string }
+const titles = { replace: 'claims.replaceTitle', refund: 'claims.refundTitle', reject: 'claims.rejectTitle' } as const
 const CLAIMS_PER_PAGE = 20
 const WAITING: ClaimStatus[] = ['open', 'escalated']
 const SETTLED: ClaimStatus[] = ['replaced', 'refunded', 'rejected']
@@ -43,6 +50,19 @@ export default async function claimsPage (fastify: FastifyInstance) {
     return Object.fromEntries(products.flatMap((product) => (product ? [[product.id, product.title]] : [])))
   }
 
+  /** The claims' orders as /v1 shows them (an order not visible through /v1 is left out: its claim says less). */
+  async function orderFacts (shopId: string, claims: Claim[]): Promise<Record<string, OrderFacts>> {
+    const ids = [...new Set(claims.map((claim) => claim.orderId))]
+    const orders = await Promise.all(ids.map((id) => attempt(() => getShopOrder(fastify, shopId, id))))
+    return Object.fromEntries(orders.flatMap((found) => (found.ok
+      ? [[found.value.id, {
+          delivered: found.value.deliveredValues.length,
+          amount: found.value.amount,
+          status: found.value.status
+        }]]
+      : [])))
+  }
+
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}, status = 200) {
     const { shopId } = request.portalSession!
     const query = request.method === 'GET' ? request.query : {}
@@ -64,6 +84,7 @@ export default async function claimsPage (fastify: FastifyInstance) {
         waitingPaged: waitingAfter !== undefined,
         settledPaged: after !== undefined,
         products: await productTitles(shopId, [...waiting.claims, ...settled.claims]),
+        orders: await orderFacts(shopId, [...waiting.claims, ...settled.claims]),
         answersFor,
         ...data
       },
@@ -81,14 +102,17 @@ export default async function claimsPage (fastify: FastifyInstance) {
   ) {
     const { shopId } = request.portalSession!
     const claim = await getClaimForShop(fastify, shopId, request.params.id)
+    const stock = answer === 'replace' ? await attempt(() => getStock(fastify, shopId, claim.productId)) : undefined
     return reply.portalPage(
       'claim-confirm',
       {
         section: 'claims',
-        title: answer === 'refund' ? 'claims.refundTitle' : 'claims.rejectTitle',
+        title: titles[answer],
         canonical: `/portal/claims/${claim.id}/${answer}`,
         answer,
         claim,
+        order: (await orderFacts(shopId, [claim]))[claim.orderId],
+        available: stock?.ok ? stock.value.available : 0,
         products: await productTitles(shopId, [claim]),
         note: text(values, 'note'),
         ...data
@@ -105,6 +129,10 @@ export default async function claimsPage (fastify: FastifyInstance) {
 
   fastify.get('/', async function claimsList (request, reply) {
     return listPage(request, reply)
+  })
+
+  fastify.get<{ Params: Params }>('/:id/replace', async function confirmReplace (request, reply) {
+    return confirmPage(request, reply, 'replace')
   })
 
   fastify.post<{ Params: Params }>('/:id/replace', async function replaceFromStock (request, reply) {

@@ -36,6 +36,7 @@ import stock from './stock.js'
 import webhooks from './webhooks.js'
 import timeZone from './time-zone.js'
 import { detailSentence, errorSentence } from './i18n/api-messages.js'
+import webhookAttempts from './webhook-attempts.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -145,6 +146,7 @@ export default async function portal (fastify: FastifyInstance) {
     await scope.register(orders, { prefix: '/orders' })
     await scope.register(apiKeys, { prefix: '/api-keys' })
     await scope.register(webhooks, { prefix: '/webhooks' })
+    await scope.register(webhookAttempts, { prefix: '/webhooks' })
     await scope.register(deliveryEndpoint, { prefix: '/delivery-endpoint' })
     await scope.register(stock, { prefix: '/stock' })
     await scope.register(claims, { prefix: '/claims' })

@@ -1,6 +1,7 @@
-// The Webhooks page (docs/portal.md): the shop's endpoints; one endpoint's
-// settings, test, secret rotation and deletion (each irreversible step after a
-// confirmation), and its delivery log with retries. Every change goes through the
+// The Webhooks page (docs/portal.md): the shop's endpoints with their health; one
+// endpoint's health, settings, test, secret rotation and deletion (each irreversible
+// step after a confirmation), and its delivery log with retries (one, or all failed;
+// a delivery's attempts: webhook-attempts.ts). Every change goes through the
 // /v1 calls' own service (services/webhooks/service.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_ENDPOINTS_PER_SHOP } from '../../services/webhooks/service.js'
@@ -8,11 +9,13 @@ import { eventTypes } from '../../domain/event-types.js'
 import { EndpointCreateBody, EndpointPatchBody } from '../../schemas/webhooks.js'
 import {
   createWebhookEndpoint, deleteWebhookEndpoint, type EndpointView, getWebhookEndpoint, listWebhookEndpoints,
-  listWebhookSends, retryWebhookSend, rotateWebhookSecret, sendWebhookTest, updateWebhookEndpoint
+  listWebhookSends, retryFailedWebhookSends, retryWebhookSend, rotateWebhookSecret, sendWebhookTest,
+  updateWebhookEndpoint
 } from '../../services/webhooks/service.js'
+import { webhookEndpointHealth, webhookEndpointsHealth } from '../../services/webhooks/health.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
-import { translator } from './i18n/index.js'
+import { pluralizer, translator, wordsOf } from './i18n/index.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
 
 type Params = { id: string }
@@ -43,12 +46,15 @@ export default async function webhooksPage (fastify: FastifyInstance) {
   const shared = { section: 'webhooks' as const, eventTypes, maxEndpoints: MAX_ENDPOINTS_PER_SHOP }
 
   async function listPage (request: FastifyRequest, reply: FastifyReply, data: Partial<PageData> = {}) {
-    const endpoints = await listWebhookEndpoints(fastify, request.portalSession!.shopId)
+    const { shopId } = request.portalSession!
+    const [endpoints, healthById] = await Promise.all([
+      listWebhookEndpoints(fastify, shopId), webhookEndpointsHealth(fastify, shopId)
+    ])
     return reply.portalPage('webhooks', {
       ...shared,
       title: 'hooks.title',
       canonical: '/portal/webhooks',
-      endpoints,
+      endpoints: endpoints.map((endpoint) => ({ ...endpoint, health: healthById.get(endpoint.id) })),
       ...data
     })
   }
@@ -73,6 +79,7 @@ export default async function webhooksPage (fastify: FastifyInstance) {
       title: 'hooks.endpointTitle',
       canonical: `/portal/webhooks/${endpoint.id}`,
       endpoint,
+      health: await webhookEndpointHealth(fastify, shopId, endpoint.id),
       ...page,
       paged: typeof after === 'string',
       ...data
@@ -237,4 +244,15 @@ export default async function webhooksPage (fastify: FastifyInstance) {
       return endpointPage(request, reply, { notice: translator(session.locale)('hooks.retried') })
     }
   )
+
+  fastify.post<{ Params: Params }>('/:id/deliveries/retry-failed', async function retryFailed (request, reply) {
+    const session = request.portalSession!
+    const { retried } = await retryFailedWebhookSends(fastify, session.shopId, request.params.id)
+    const endpoint = await getWebhookEndpoint(fastify, session.shopId, request.params.id)
+    const notice = retried === 0
+      ? translator(session.locale)('hooks.retryFailedNone')
+      : pluralizer(session.locale)(wordsOf(session.locale).retriedFailed, retried)
+    if (retried > 0) await recordPortalAction(fastify, request, 'webhook.retriedFailed', { host: hostOf(endpoint.url) })
+    return endpointPage(request, reply, { notice })
+  })
 }

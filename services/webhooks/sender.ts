@@ -16,6 +16,8 @@ import { byCode, errorText, stringCode } from '../../lib/error-shape.js'
 
 /** Read from an answer at most this much (then the connection is dropped). */
 const MAX_RESPONSE_BYTES = 4096
+/** Kept of a webhook's answer for the seller to read (docs/webhooks.md): its first 1 KB. */
+export const ANSWER_EXCERPT_BYTES = 1024
 const USER_AGENT = 'shop-seller-api-webhooks/1'
 
 export interface WebhookRequest {
@@ -123,27 +125,44 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
         bodyTimeout: timeoutMs
       })
       if (request.answer) return await readAnswer(response, signal)
-      // The status decides. Reading a little of the rest keeps the connection
-      // reusable; a larger or slower answer is cut off.
-      const cutOff = () => response.body.destroy()
-      signal.addEventListener('abort', cutOff, { once: true })
-      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {})
-      signal.removeEventListener('abort', cutOff)
+      // The status decides. The first ANSWER_EXCERPT_BYTES are kept for the
+      // seller to read (the portal's attempt view); reading a little of the rest
+      // keeps the connection reusable; a larger or slower answer is cut off.
+      const answer = await answerExcerpt(response, signal)
       const status = response.statusCode
-      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null }
+      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null, answer }
       if (status >= 300 && status < 400) {
-        return {
-          ok: false,
-          statusCode: status,
-          error: `HTTP ${status}: ` +
-        'redirects are not followed.'
-        }
+        return { ok: false, statusCode: status, error: `HTTP ${status}: redirects are not followed.`, answer }
       }
-      return { ok: false, statusCode: status, error: `HTTP ${status}.` }
+      return { ok: false, statusCode: status, error: `HTTP ${status}.`, answer }
     } catch (err) {
       const error = describeFailure(err, timeout.aborted, timeoutMs, request.signal.aborted)
       return { ok: false, statusCode: null, error }
     }
+  }
+
+  /** The answer's first ANSWER_EXCERPT_BYTES as text (a character cut in two is dropped); the rest is skipped. */
+  async function answerExcerpt (response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
+    const cutOff = () => response.body.destroy()
+    signal.addEventListener('abort', cutOff, { once: true })
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of response.body) {
+        if (size < ANSWER_EXCERPT_BYTES) chunks.push(chunk as Buffer)
+        size += (chunk as Buffer).length
+        if (size > MAX_RESPONSE_BYTES) {
+          response.body.destroy()
+          break
+        }
+      }
+    } catch {
+      // Cut off or reset while reading: the status already came, and what was read is kept.
+    } finally {
+      signal.removeEventListener('abort', cutOff)
+    }
+    return new TextDecoder('utf-8', { fatal: false })
+      .decode(Buffer.concat(chunks).subarray(0, ANSWER_EXCERPT_BYTES)).replace(/\uFFFD+$/, '')
   }
 
   /** The whole answer of a delivery request, up to MAX_ANSWER_BYTES; the status is judged by the caller. */

@@ -16,7 +16,9 @@ import {
   type EndpointChanges,
   type EndpointRow
 } from '../../db/webhooks/endpoints.js'
-import { createTestSend, listSends, retrySend, type WebhookSendRow } from '../../db/webhooks/sends.js'
+import {
+  createTestSend, listSends, retryFailedSends, retrySend, type WebhookSendRow
+} from '../../db/webhooks/sends.js'
 import { eventTypes } from '../../domain/event-types.js'
 import { isUuid } from '../../domain/ids.js'
 import { decodeSendCursor, encodeSendCursor, type SendStatus } from '../../domain/webhook-sends.js'
@@ -186,3 +188,13 @@ export async function retryWebhookSend (
 }
 
 export { MAX_ENDPOINTS_PER_SHOP } from '../../db/webhooks/endpoints.js'
+
+/** Makes every failed send of the endpoint pending and due now, as retryWebhookSend does each; how many. */
+export async function retryFailedWebhookSends (app: WebhookWakingApp, shopId: string, endpointId: string) {
+  const retried = isUuid(endpointId)
+    ? await app.db.transaction((tx) => retryFailedSends(tx, shopId, endpointId))
+    : undefined
+  if (retried === undefined) throw endpointNotFound()
+  if (retried > 0) app.webhookWorker.wake()
+  return { retried }
+}

@@ -2,6 +2,9 @@
 // field, button and secret labels are a stable interface (docs/portal.md): tests find the pages by them.
 
 import { enShell } from './en-shell.js'
+import { enClaims } from './en-claims.js'
+import { enHooks } from './en-hooks.js'
+import { enSales } from './en-sales.js'
 import { enWorkplace } from './en-workplace.js'
 
 export const en = {
@@ -255,8 +258,6 @@ export const en = {
   'claims.col.resolvedAt': 'Settled',
   'claims.col.actions': 'Answer',
   'claims.opened': 'opened {when}',
-  'claims.reportsOrder': 'The whole order is reported (it delivered no codes).',
-  'claims.reportsValues': 'Codes reported: {count}',
   'claims.noDeadline': 'Escalated to the marketplace: no deadline',
   'claims.replace': 'Replace from stock',
   'claims.refund': 'Refund',
@@ -371,7 +372,10 @@ export const en = {
   'rules.deleteTitle': 'Delete the rule “{name}”?',
   'rules.deleteText': 'The rule stops answering. The messages it has posted stay in the chats.',
   'rules.deleted': 'The rule “{name}” is deleted.',
-  ...enWorkplace
+  ...enWorkplace,
+  ...enHooks,
+  ...enClaims,
+  ...enSales
 } as const
 
 export type MessageKey = keyof typeof en

@@ -36,6 +36,12 @@ export const enumWords: EnumWords = {
     month: { en: 'Month', ru: 'По месяцам' },
     product: { en: 'Product', ru: 'По товарам' }
   },
+  salesPreset: {
+    last7Days: { en: 'Last 7 days', ru: 'Последние 7 дней' },
+    lastWeek: { en: 'Last week', ru: 'Прошлая неделя' },
+    thisMonth: { en: 'This month', ru: 'Этот месяц' },
+    lastMonth: { en: 'Last month', ru: 'Прошлый месяц' }
+  },
   attemptStatus: {
     pending: { en: 'Pending', ru: 'Ожидает' },
     succeeded: { en: 'Delivered', ru: 'Доставлено' },
@@ -58,6 +64,10 @@ export const enumWords: EnumWords = {
     'webhook.rotated': { en: 'Rotated the signing secret of {host}', ru: 'Сменён секрет подписи {host}' },
     'webhook.tested': { en: 'Sent a test event to {host}', ru: 'Отправлено пробное событие на {host}' },
     'webhook.retried': { en: 'Retried a delivery to {host}', ru: 'Повторена отправка на {host}' },
+    'webhook.retriedFailed': {
+      en: 'Retried the failed deliveries to {host}',
+      ru: 'Повторены неудачные отправки на {host}'
+    },
     'delivery.saved': { en: 'Set the delivery endpoint to {host}', ru: 'Задан адрес выдачи {host}' },
     'delivery.deleted': { en: 'Deleted the delivery endpoint {host}', ru: 'Удалён адрес выдачи {host}' },
     'delivery.rotated': {
@@ -177,6 +187,29 @@ export const enumWords: EnumWords = {
   rulePosted: {
     en: { one: '{count} message', other: '{count} messages' },
     ru: { one: '{count} сообщение', few: '{count} сообщения', many: '{count} сообщений', other: '{count} сообщения' }
+  },
+  replaceCodes: {
+    en: {
+      one: '{count} code goes out to the buyer, in place of the reported one.',
+      other: '{count} codes go out to the buyer, in place of the reported ones.'
+    },
+    ru: {
+      one: 'Покупателю уйдёт {count} код вместо того, что в претензии.',
+      few: 'Покупателю уйдут {count} кода вместо тех, что в претензии.',
+      many: 'Покупателю уйдут {count} кодов вместо тех, что в претензии.',
+      other: 'Покупателю уйдут {count} кода вместо тех, что в претензии.'
+    }
+  },
+  retriedFailed: {
+    en: {
+      one: '{count} failed delivery is being attempted again now.',
+      other: '{count} failed deliveries are being attempted again now.'
+    },
+    ru: {
+      one: '{count} неудачная отправка повторяется сейчас.',
+      few: '{count} неудачные отправки повторяются сейчас.',
+      many: '{count} неудачных отправок повторяются сейчас.',
+      other: '{count} неудачной отправки повторяются сейчас.'
+    }
   }
-
 }

@@ -1,5 +1,8 @@
 // Тексты кабинета по-русски (язык по умолчанию): те же ключи, что в en.ts.
 import type { Messages } from './en.js'
+import { ruClaims } from './ru-claims.js'
+import { ruHooks } from './ru-hooks.js'
+import { ruSales } from './ru-sales.js'
 import { ruWorkplace } from './ru-workplace.js'
 
 import { ruShell } from './ru-shell.js'
@@ -258,8 +261,6 @@ export const ru: Messages = {
   'claims.col.resolvedAt': 'Решена',
   'claims.col.actions': 'Ответ',
   'claims.opened': 'открыта {when}',
-  'claims.reportsOrder': 'Претензия ко всему заказу (кодов в нём не было).',
-  'claims.reportsValues': 'Кодов в претензии: {count}',
   'claims.noDeadline': 'Передана маркетплейсу: срока нет',
   'claims.replace': 'Заменить со склада',
   'claims.refund': 'Вернуть деньги',
@@ -374,5 +375,8 @@ export const ru: Messages = {
   'rules.deleteTitle': 'Удалить правило «{name}»?',
   'rules.deleteText': 'Правило перестанет отвечать. Отправленные им сообщения останутся в чатах.',
   'rules.deleted': 'Правило «{name}» удалено.',
-  ...ruWorkplace
+  ...ruWorkplace,
+  ...ruHooks,
+  ...ruClaims,
+  ...ruSales
 }

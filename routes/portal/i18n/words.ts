@@ -11,6 +11,7 @@ import type { OrderStatus } from '../../../domain/order-transitions.js'
 import type { Order } from '../../../schemas/orders.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
+import type { SalesPreset } from '../../../domain/sales-periods.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
 import type { DeliveryRequestStatus } from '../../../domain/delivery-answer.js'
 import type { AutoDelivery } from '../../../domain/stock-rules.js'
@@ -19,6 +20,7 @@ import type { AutoDelivery } from '../../../domain/stock-rules.js'
 export const ACTIVITY_ACTIONS = [
   'session.entered', 'session.signedOut', 'apiKey.created', 'apiKey.revoked',
   'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.rotated', 'webhook.tested', 'webhook.retried',
+  'webhook.retriedFailed',
   'delivery.saved', 'delivery.deleted', 'delivery.rotated', 'delivery.tested',
   'claim.replaced', 'claim.refunded', 'claim.rejected',
   'stock.added', 'stock.removed', 'stock.updated',
@@ -42,6 +44,8 @@ export interface Words<P extends Plural = Plural> {
   resolvedBy: Record<ResolvedBy, string>
   autoDelivery: Record<AutoDelivery, string>
   salesGrouping: Record<SalesGrouping, string>
+  /** The Sales page's preset ranges. */
+  salesPreset: Record<SalesPreset, string>
   /** A webhook attempt's status in an endpoint's log. */
   attemptStatus: Record<SendStatus, string>
   deliveryRequestStatus: Record<DeliveryRequestStatus, string>
@@ -60,6 +64,10 @@ export interface Words<P extends Plural = Plural> {
   removeCodes: P
   /** How many messages a chat rule has posted, on the Auto-replies page. */
   rulePosted: P
+  /** A replacement's confirmation: `{count}` codes go out from stock. */
+  replaceCodes: P
+  /** The notice after `Retry all failed`: `{count}` deliveries attempted again. */
+  retriedFailed: P
 }
 
 /** A word in both languages; `CountText`: a text with a count, in each language's plural forms. */
@@ -74,6 +82,7 @@ export interface EnumWords {
   resolvedBy: EachValue<ResolvedBy>
   autoDelivery: EachValue<AutoDelivery>
   salesGrouping: EachValue<SalesGrouping>
+  salesPreset: EachValue<SalesPreset>
   attemptStatus: EachValue<SendStatus>
   deliveryRequestStatus: EachValue<DeliveryRequestStatus>
   chatRuleTrigger: EachValue<ChatRuleTrigger>
@@ -84,6 +93,8 @@ export interface EnumWords {
   activity: EachValue<Exclude<ActivityAction, CountingAction>> & Record<CountingAction, CountText>
   removeCodes: CountText
   rulePosted: CountText
+  replaceCodes: CountText
+  retriedFailed: CountText
 }
 
 const isBoth = (value: object): value is BothLanguages<unknown, unknown> => 'en' in value && 'ru' in value
