@@ -12,6 +12,7 @@ export const enWords: Words<EnPlural> = {
   claimReason: { not_working: 'Does not work', already_used: 'Already used', wrong_item: 'Wrong item', other: 'Other' },
   resolvedBy: { seller: 'by the shop', auto: 'automatically', operator: 'by the marketplace' },
   autoDelivery: { off: 'Off', stock: 'From stock', endpoint: 'From your delivery endpoint' },
+  stockItemStatus: { available: 'Available', delivered: 'Delivered', removed: 'Removed', defective: 'Defective' },
   salesGrouping: { day: 'Day', week: 'Week (from Monday)', month: 'Month', product: 'Product' },
   attemptStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' },
   deliveryRequestStatus: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed', discarded: 'Not used' },
@@ -90,5 +91,11 @@ export const enWords: Words<EnPlural> = {
     'order.unconfirmed': 'Receipt not confirmed after a while'
   },
   removeCodes: { one: 'Remove {count} code?', other: 'Remove {count} codes?' },
+  waitingOrders: { one: '{count} paid order is waiting for codes', other: '{count} paid orders are waiting for codes' },
+  filledOrders: {
+    one: 'Delivered from stock to {count} waiting order:',
+    other: 'Delivered from stock to {count} waiting orders:'
+  },
+  selectCodes: { one: 'Select the {count} code on this page', other: 'Select all {count} codes on this page' },
   rulePosted: { one: '{count} message', other: '{count} messages' }
 }

@@ -17,6 +17,7 @@ export const ruWords: Words<RuPlural> = {
   },
   resolvedBy: { seller: 'магазином', auto: 'автоматически', operator: 'маркетплейсом' },
   autoDelivery: { off: 'Выключена', stock: 'Со склада', endpoint: 'С вашего адреса выдачи' },
+  stockItemStatus: { available: 'В наличии', delivered: 'Выданы', removed: 'Сняты', defective: 'Брак' },
   salesGrouping: { day: 'По дням', week: 'По неделям (с понедельника)', month: 'По месяцам', product: 'По товарам' },
   attemptStatus: { pending: 'Ожидает', succeeded: 'Доставлено', failed: 'Не доставлено' },
   deliveryRequestStatus: { pending: 'Ожидает', succeeded: 'Выдан', failed: 'Не выдан', discarded: 'Не понадобился' },
@@ -102,6 +103,24 @@ export const ruWords: Words<RuPlural> = {
     'message.first': 'Первое сообщение покупателя',
     'message.keyword': 'Сообщение покупателя с ключевым словом',
     'order.unconfirmed': 'Получение долго не подтверждено'
+  },
+  waitingOrders: {
+    one: '{count} оплаченный заказ ждёт кодов',
+    few: '{count} оплаченных заказа ждут кодов',
+    many: '{count} оплаченных заказов ждут кодов',
+    other: '{count} оплаченного заказа ждут кодов'
+  },
+  filledOrders: {
+    one: 'Со склада выдан {count} ожидавший заказ:',
+    few: 'Со склада выданы {count} ожидавших заказа:',
+    many: 'Со склада выдано {count} ожидавших заказов:',
+    other: 'Со склада выдано {count} ожидавшего заказа:'
+  },
+  selectCodes: {
+    one: 'Выбрать {count} код на этой странице',
+    few: 'Выбрать {count} кода на этой странице',
+    many: 'Выбрать {count} кодов на этой странице',
+    other: 'Выбрать {count} кода на этой странице'
   },
   removeCodes: {
     one: 'Снять со склада {count} код?',

@@ -14,7 +14,7 @@ import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { SalesGrouping } from '../../../domain/sales-stats.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
 import type { DeliveryRequestStatus } from '../../../domain/delivery-answer.js'
-import type { AutoDelivery } from '../../../domain/stock-rules.js'
+import type { AutoDelivery, StockItemStatus } from '../../../domain/stock-rules.js'
 
 /** What the portal records in the shop's activity log (routes/portal/activity.ts). */
 export const ACTIVITY_ACTIONS = [
@@ -42,6 +42,7 @@ export interface Words<P extends Plural = Plural> {
   /** Who settled a claim, as "settled {by}". */
   resolvedBy: Record<ResolvedBy, string>
   autoDelivery: Record<AutoDelivery, string>
+  stockItemStatus: Record<StockItemStatus, string>
   salesGrouping: Record<SalesGrouping, string>
   /** A webhook attempt's status in an endpoint's log. */
   attemptStatus: Record<SendStatus, string>
@@ -59,6 +60,12 @@ export interface Words<P extends Plural = Plural> {
   activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
   /** The confirmation of removing `{count}` codes from stock. */
   removeCodes: P
+  /** A product's paid orders waiting for codes, on the Stock pages. */
+  waitingOrders: P
+  /** The waiting orders an upload or turning automatic delivery on delivered, before their list. */
+  filledOrders: P
+  /** The link that selects every code of the page, for removal. */
+  selectCodes: P
   /** How many messages a chat rule has posted, on the Auto-replies page. */
   rulePosted: P
 }
