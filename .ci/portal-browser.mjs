@@ -7,7 +7,10 @@
 // file and sees the counts; resolves a buyer's claim by replacing its code from
 // that stock, and a reject without a note refused; follows a failing webhook endpoint
 // from Needs attention to its attempt and the receiver's answer; switches the language; opens
-// links until its address is refused (429); signs out. Every page, in Russian and in
+// links until its address is refused (429); signs out. With long names present (a
+// 200-character key name, long addresses, product name and chat message) every page
+// the portal links to is opened at 390 px in both languages and scrolls no wider
+// than the screen (narrow-screens.mjs). Every page, in Russian and in
 // English, is checked with axe-core (no WCAG 2 A / AA violation) and screenshotted
 // into a temporary directory (its path is printed); no console error, no CSP
 // violation; the portal's JavaScript stays under 100 KB gzipped.
@@ -21,6 +24,7 @@ import { gzipSync } from 'node:zlib'
 import { root } from './live-instance.mjs'
 import { apiKeysAndWebhooks } from './portal-browser/api-keys-webhooks.mjs'
 import { claimsAndActivity } from './portal-browser/claims-activity.mjs'
+import { narrowScreens } from './portal-browser/narrow-screens.mjs'
 import { russianAndSessionless } from './portal-browser/russian-sessionless.mjs'
 import { check, createSession, report } from './portal-browser/session.mjs'
 import { stockAndSales } from './portal-browser/stock-sales.mjs'
@@ -47,6 +51,7 @@ try {
   await workplace(s, claimed)
   await waitingOrders(s, products)
   await webhookHealth(s)
+  await narrowScreens(s)
   await russianAndSessionless(s, claimed)
   s.finish()
 } catch (err) {

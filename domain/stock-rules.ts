@@ -77,3 +77,10 @@ export function optionsByLabel (options: ReadonlyArray<{ id: string, label: stri
   for (const option of options) if (!byLabel.has(option.label)) byLabel.set(option.label, option.id)
   return byLabel
 }
+
+/**
+ * A stock running low, as the portal marks it and Needs attention counts it: delivered
+ * from stock, with a threshold above 0, and the available count at or below it.
+ */
+export const isLowStock = (stock: { autoDelivery: AutoDelivery, lowStockThreshold: number, available: number }) =>
+  stock.autoDelivery === 'stock' && stock.lowStockThreshold > 0 && stock.available <= stock.lowStockThreshold

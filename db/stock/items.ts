@@ -27,7 +27,8 @@ export interface StockItem {
   removedAt: string | null
 }
 
-const itemColumns = `id, nullif(option_key, '${NO_OPTION}') as "optionId", status, order_id as "orderId",
+/** An item as the API shows it (stock_items as s). */
+export const itemColumns = `id, nullif(option_key, '${NO_OPTION}') as "optionId", status, order_id as "orderId",
   case when preview = '' then '…' else preview || '…' end as preview,
   ${isoTime('created_at')} as "createdAt", ${isoTime('delivered_at')} as "deliveredAt",
   ${isoTime('removed_at')} as "removedAt"`

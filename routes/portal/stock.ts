@@ -1,31 +1,30 @@
-// The Stock page (docs/portal.md): every product's counts and automatic
-// delivery; one product's counts, settings, upload (pasted or from a .txt file,
-// one code a line) and removal (after a confirmation; the removed codes are shown
-// once). Through the /v1 calls' own service (services/stock/service.ts); a code
-// is shown only by the removal's answer, never in a listing or the Activity page.
-import multipart from '@fastify/multipart'
+// The Stock page (docs/portal.md): every product's counts, automatic delivery, the
+// orders waiting and a low-stock mark; one product's counts, settings and items
+// (newest first, 50 a page, each with its position and upload time, found by the
+// start of its preview or a whole code, of one status), and removal of the
+// selected items (all of a page at once, after a confirmation; the removed codes
+// are shown once). The upload is stock-upload.ts. Through the /v1 calls' own
+// service (services/stock/service.ts); a code is shown only by the removal's
+// answer, never in a listing or the Activity page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isUtf8 } from 'node:buffer'
 import { getProduct, listProducts, type Product } from '../../services/catalog/service.js'
-import { STOCK_ADD_BODY_LIMIT } from '../../schemas/body-limits.js'
-import { AUTO_DELIVERY, StockAddBody, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
-import { ApiError, notFound, ruleOf, type ErrorDetail } from '../../domain/errors.js'
+import { findStockItems, waitingOrderCounts } from '../../services/portal/service.js'
+import { AUTO_DELIVERY, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
+import { notFound } from '../../domain/errors.js'
+import { isLowStock, stockItemStatuses, type StockItemStatus } from '../../domain/stock-rules.js'
 import * as stockService from '../../services/stock/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
-import { portalRefusal } from './i18n/api-messages.js'
 import { translator } from './i18n/index.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
+import stockUpload from './stock-upload.js'
 
 type Params = { id: string }
 const PRODUCTS_PER_PAGE = 20
 const ITEMS_PER_PAGE = 50
+/** The longest search kept: a whole code is at most 10 000 characters. */
+const SEARCH_MAX = 10_000
 
-const uploadFields: FormFields = {
-  values: { id: 'values', label: 'stock.values' },
-  optionId: { id: 'option', label: 'stock.variant' },
-  file: { id: 'file', label: 'stock.file' }
-}
 const settingsFields: FormFields = {
   autoDelivery: { id: 'auto-off', label: 'stock.autoLegend' },
   lowStockThreshold: { id: 'low', label: 'stock.lowLabel' },
@@ -37,38 +36,40 @@ const settingsFields: FormFields = {
 /** The fields that can hold the variants: required single-choice selects (docs/stock.md). */
 const variantFields = (product: Product) =>
   product.fields.filter((f) => f.type === 'select' && f.required && !f.multiple)
-/** A code as typed or read from a file, and where: the field and its line. */
-interface CodeLine { value: string, field: 'values' | 'file', line: number }
-
-/** Codes as typed or read from a file: one a line, surrounding blanks and empty lines dropped. */
-const linesOf = (typed: string, file: string): CodeLine[] =>
-  (['values', 'file'] as const).flatMap((field) =>
-    (field === 'values' ? typed : file).replace(/^\uFEFF/, '').split(/\r?\n/)
-      .map((text, at) => ({ value: text.trim(), field, line: at + 1 }))
-      .filter((code) => code.value !== ''))
-
-/**
- * The upload's refusal said where it is: a code's problem (`body.values.7`) at the field and line it came
- * from (a code too long names its line), and a chosen file, which the page cannot keep, named as not saved.
- */
-function refusalAtLines (error: ApiError, codes: CodeLine[], fileName: string): ApiError {
-  const details: ErrorDetail[] = (error.details ?? []).map((detail) => {
-    const code = /^body\.values\.(\d+)$/.test(detail.path) ? codes[Number(detail.path.split('.')[2])] : undefined
-    if (!code) return detail
-    const max = detail.rule?.keyword === 'x-trimmed-length' && [...code.value].length > Number(detail.rule.params.max)
-      ? Number(detail.rule.params.max)
-      : undefined
-    const rule = max === undefined ? detail.rule : ruleOf('x-line-too-long', { line: code.line, max })
-    return { ...detail, path: `body.${code.field}`, rule }
-  })
-  if (fileName !== '') details.push(...(portalRefusal('file', 'upload.fileAgain', { name: fileName }).details ?? []))
-  return details.length === 0 ? error : new ApiError(error.code, error.message, details, error.statusCode, error.rule)
-}
 const wholeNumber = (value: string) => (/^\s*\d{1,9}\s*$/.test(value) ? Number(value) : value)
 const pageNumber = (value: unknown) =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) && Number(value) >= 1 ? Number(value) : 1
 
+/** What the product page's address asks for: a status, a search, a page after a cursor, all selected. */
+interface ItemView { status: StockItemStatus, q: string, after?: string, selectAll: boolean }
+
+/** The item list's query (a form sent by GET): anything not understood is the default, never an error. */
+function itemViewOf (query: Form, readItems: boolean): ItemView {
+  const status = text(query, 'status')
+  const after = text(query, 'after')
+  return {
+    status: (stockItemStatuses as readonly string[]).includes(status) ? status as StockItemStatus : 'available',
+    q: text(query, 'q').trim().slice(0, SEARCH_MAX),
+    ...(readItems && /^[1-9][0-9]{0,17}$/.test(after) ? { after } : {}),
+    selectAll: readItems && text(query, 'select') === 'all'
+  }
+}
+
+/** The product page's address for `view` changed by `change`. */
+function itemsHref (productId: string, view: ItemView, change: Partial<ItemView>) {
+  const next = { ...view, ...change }
+  const params = new URLSearchParams()
+  if (next.status !== 'available') params.set('status', next.status)
+  if (next.q !== '') params.set('q', next.q)
+  if (next.after !== undefined) params.set('after', next.after)
+  if (next.selectAll) params.set('select', 'all')
+  const query = params.toString()
+  return `/portal/stock/${productId}${query === '' ? '' : `?${query}`}#items`
+}
+
 export default async function stockPage (fastify: FastifyInstance) {
+  await fastify.register(stockUpload)
+
   async function productOf (request: FastifyRequest<{ Params: Params }>): Promise<Product> {
     const product = await getProduct(fastify.db, request.portalSession!.shopId, request.params.id)
     if (!product) throw notFound('Product')
@@ -83,11 +84,13 @@ export default async function stockPage (fastify: FastifyInstance) {
   ) {
     const { shopId } = request.portalSession!
     const product = await productOf(request)
-    const after = (request.query as Record<string, unknown>).after
-    const cursor = request.method === 'GET' && typeof after === 'string' && after.length <= 32 ? after : undefined
-    const [stock, items] = await Promise.all([
+    const view = itemViewOf(request.query as Form, request.method === 'GET')
+    const [stock, items, waiting] = await Promise.all([
       stockService.getStock(fastify, shopId, product.id),
-      stockService.listItems(fastify, shopId, product.id, { status: 'available', limit: ITEMS_PER_PAGE, after: cursor })
+      findStockItems(fastify, shopId, product.id, {
+        status: view.status, search: view.q, after: view.after, limit: ITEMS_PER_PAGE
+      }),
+      waitingOrderCounts(fastify.db, [product.id])
     ])
     const options = new Map(stock.options.map((o) => [o.optionId, o.label]))
     return reply.portalPage(
@@ -99,9 +102,19 @@ export default async function stockPage (fastify: FastifyInstance) {
         canonical: `/portal/stock/${product.id}`,
         product,
         stock,
+        low: isLowStock(stock),
+        waiting: waiting.get(product.id) ?? 0,
+        view,
+        statuses: stockItemStatuses,
         items: items.items,
-        nextCursor: items.nextCursor,
-        paged: cursor !== undefined,
+        removable: view.status === 'available' && !request.portalSession!.readOnly,
+        links: {
+          newest: view.after === undefined ? null : itemsHref(product.id, view, { after: undefined, selectAll: false }),
+          older: items.nextCursor === null
+            ? null
+            : itemsHref(product.id, view, { after: items.nextCursor, selectAll: false }),
+          selectAll: itemsHref(product.id, view, { selectAll: !view.selectAll })
+        },
         optionLabel: (id: string | null) => (id && options.get(id)) ?? '',
         ...data
       },
@@ -117,9 +130,13 @@ export default async function stockPage (fastify: FastifyInstance) {
       limit: PRODUCTS_PER_PAGE,
       archived: false
     })
-    const rows = await Promise.all(
-      products.map(async (product) => ({ product, stock: await stockService.getStock(fastify, shopId, product.id) }))
-    )
+    const [stocks, waiting] = await Promise.all([
+      Promise.all(products.map((product) => stockService.getStock(fastify, shopId, product.id))),
+      waitingOrderCounts(fastify.db, products.map((product) => product.id))
+    ])
+    const rows = products.map((product, i) => ({
+      product, stock: stocks[i], low: isLowStock(stocks[i]), waiting: waiting.get(product.id) ?? 0
+    }))
     return reply.portalPage('stock', {
       section: 'stock',
       title: 'stock.title',
@@ -131,128 +148,6 @@ export default async function stockPage (fastify: FastifyInstance) {
 
   fastify.get<{ Params: Params }>('/:id', async function stockOfProduct (request, reply) {
     return productPage(request, reply)
-  })
-
-  async function uploadForm (
-    request: FastifyRequest<{ Params: Params }>,
-    reply: FastifyReply,
-    data: Partial<PageData> = {},
-    status = 200
-  ) {
-    const product = await productOf(request)
-    const stock = await stockService.getStock(fastify, request.portalSession!.shopId, product.id)
-    return reply.portalPage(
-      'stock-upload',
-      {
-        section: 'stock',
-        title: 'stock.uploadTitle',
-        titleParams: { title: product.title },
-        canonical: `/portal/stock/${product.id}/upload`,
-        product,
-        stock,
-        values: { text: '', optionId: '' },
-        ...data
-      },
-      status
-    )
-  }
-
-  fastify.get<{ Params: Params }>('/:id/upload', async function uploadPage (request, reply) {
-    return uploadForm(request, reply)
-  })
-
-  /**
-   * The upload's fields and file, read whole: a pasted text over the field limit (which the parser would cut),
-   * a file over the file limit, or either not UTF-8, is refused at its field.
-   */
-  async function readUpload (request: FastifyRequest) {
-    const fields: Record<string, string> = {}
-    let file = ''
-    let fileName = ''
-    let refused: ApiError | undefined
-    try {
-      for await (const part of request.parts()) {
-        if (part.type === 'file') {
-          fileName = part.filename
-          const bytes = await part.toBuffer()
-          if (!isUtf8(bytes)) refused ??= portalRefusal('file', 'upload.fileNotUtf8')
-          else file = bytes.toString('utf8')
-        } else if (typeof part.value === 'string') {
-          // Fields arrive as latin1 (defCharset below): each character one byte as sent, to check as UTF-8.
-          const bytes = Buffer.from(part.value, 'latin1')
-          if (part.valueTruncated) {
-            refused ??= portalRefusal(part.fieldname, 'upload.valuesCut', { max: STOCK_ADD_BODY_LIMIT })
-          } else if (!isUtf8(bytes)) {
-            refused ??= portalRefusal(part.fieldname, 'upload.valuesNotUtf8')
-          } else {
-            fields[part.fieldname] = bytes.toString('utf8')
-          }
-        }
-      }
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'FST_REQ_FILE_TOO_LARGE') throw err
-      refused ??= portalRefusal('file', 'upload.fileTooLarge', { max: STOCK_ADD_BODY_LIMIT })
-    }
-    return { fields, file, fileName, refused }
-  }
-
-  await fastify.register(async function uploads (scope) {
-    // A .txt file or a pasted list of up to 10 000 codes: as large as the API's own body limit.
-    await scope.register(multipart, {
-      defCharset: 'latin1',
-      limits: {
-        fileSize: STOCK_ADD_BODY_LIMIT,
-        fieldSize: STOCK_ADD_BODY_LIMIT,
-        files: 1,
-        fields: 4,
-        parts: 5,
-        headerPairs: 20
-      }
-    })
-    scope.post<{ Params: Params }>(
-      '/:id/upload',
-      { bodyLimit: STOCK_ADD_BODY_LIMIT },
-      async function uploadCodes (request, reply) {
-        const session = request.portalSession!
-        const { fields, file, fileName, refused } = await readUpload(request)
-        const codes = linesOf(fields.values ?? '', file)
-        const values = codes.map((code) => code.value)
-        const body = { values, ...(fields.optionId ? { optionId: fields.optionId } : {}) }
-        const added = await attempt(async () => {
-          if (refused) throw refused
-          if (values.length === 0) {
-            throw portalRefusal('values', 'stock.nothingToUpload')
-          }
-          return stockService.addStockItems(fastify, session.shopId, request.params.id, validated(StockAddBody, body))
-        })
-        if (!added.ok) {
-          if (added.error.statusCode === 404) throw added.error
-          const refusal = refusalAtLines(added.error, codes, fileName)
-          const errors = formErrors(refusal, session.locale, uploadFields, 'values')
-          return uploadForm(
-            request,
-            reply,
-            { values: { text: fields.values ?? '', optionId: fields.optionId ?? '' }, errors },
-            added.error.statusCode
-          )
-        }
-        const product = await productOf(request)
-        const { added: count, duplicates, filledOrders, stock } = added.value
-        await recordPortalAction(fastify, request, 'stock.added', { product: product.title, added: count, duplicates })
-        return reply.portalPage(
-          'stock-uploaded',
-          {
-            section: 'stock',
-            title: 'stock.uploadedTitle',
-            canonical: `/portal/stock/${product.id}`,
-            product,
-            stock,
-            result: { added: count, duplicates, filledOrders }
-          },
-          201
-        )
-      }
-    )
   })
 
   async function settingsForm (
@@ -334,7 +229,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     }
     const product = await productOf(request)
     await recordPortalAction(fastify, request, 'stock.updated', { product: product.title })
-    return productPage(request, reply, { notice: t('stock.saved') })
+    return productPage(request, reply, { notice: t('stock.saved'), filled: saved.value.filledOrderIds })
   })
 
   fastify.get<{ Params: Params }>('/:id/remove', async function confirmRemove (request, reply) {

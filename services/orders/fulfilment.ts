@@ -11,12 +11,13 @@ import { deactivateIfEmpty, takeStock, type StockDemand, type StockProduct } fro
 /**
  * Fills the product's waiting orders (paid, never taken), oldest first, each in
  * full or not at all, and records their fulfilment with their events; returns
- * how many were filled. Only with `autoDelivery: stock`. Needs the product's lock.
+ * the ids of the orders filled, oldest first (the portal names them). Only with
+ * `autoDelivery: stock`. Needs the product's lock.
  */
-export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: StockProduct): Promise<number> {
-  if (product.autoDelivery !== 'stock') return 0
+export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: StockProduct): Promise<string[]> {
+  if (product.autoDelivery !== 'stock') return []
   const waiting = await lockWaitingOrders(tx, product.id)
-  if (waiting.length === 0) return 0
+  if (waiting.length === 0) return []
   const options = product.optionFieldId === null
     ? new Map<string, string>()
     : optionsByLabel(await fieldOptions(tx, product.optionFieldId))
@@ -26,8 +27,8 @@ export async function fillWaitingOrders (tx: Tx, cipher: StockCipher, product: S
     if (optionKey !== null) demands.push({ orderId: order.id, optionKey, quantity: order.quantity })
   }
   const takes = await takeStock(tx, cipher, product, demands)
-  if (takes.length === 0) return 0
+  if (takes.length === 0) return []
   await deactivateIfEmpty(tx, product)
   await fulfilWaitingOrders(tx, cipher, product.shopId, takes)
-  return takes.length
+  return takes.map((take) => take.orderId)
 }

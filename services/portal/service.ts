@@ -29,3 +29,5 @@ export { attentionCounts, badgeCounts } from '../../db/portal/attention.js'
 export {
   listAutomatedProducts, listOrderClaims, listOrderEvents, listPortalOrders, type PortalOrderFilter
 } from '../../db/portal/orders.js'
+export { waitingOrderCounts, type PortalStockItem } from '../../db/portal/stock.js'
+export { findStockItems } from './stock-items.js'

@@ -27,20 +27,22 @@ export async function getStock (app: Pick<FastifyInstance, 'db'>, shopId: string
 /**
  * Changes the settings sent. Switching to `stock` fills the waiting orders
  * (with a key: without one nothing is revealed, so they keep waiting).
+ * Answers the stock as it now is and the ids of the orders it filled.
  */
 export async function updateStock (
   app: StockApp, shopId: string, productId: string, body: StockPatchBody
-): Promise<Stock> {
+): Promise<{ stock: Stock, filledOrderIds: string[] }> {
   const cipher = app.stockCipher
-  await app.db.transaction(async (tx) => {
+  const filledOrderIds = await app.db.transaction(async (tx) => {
     const product = isUuid(productId) ? await lockStockProduct(tx, productId, shopId) : undefined
     if (!product) throw notFound('Product')
     const next = await writeStockSettings(tx, product, body)
     if (cipher && product.autoDelivery !== 'stock' && next.autoDelivery === 'stock') {
-      await fillWaitingOrders(tx, cipher, next)
+      return fillWaitingOrders(tx, cipher, next)
     }
+    return []
   })
-  return getStock(app, shopId, productId)
+  return { stock: await getStock(app, shopId, productId), filledOrderIds }
 }
 
 /** Each distinct value sealed for the product: the CPU of an upload, done before the product's lock. */
@@ -61,7 +63,8 @@ function sealItems (cipher: StockCipher, productId: string, values: readonly str
 /**
  * Adds the values (trimmed) in their order; a value equal to an item the
  * product holds, or repeated in the request, is counted as a duplicate. Then
- * fills the waiting orders. Answers the counts and the stock as it now is.
+ * fills the waiting orders. Answers the counts, the ids of the orders filled
+ * (oldest first) and the stock as it now is.
  */
 export async function addStockItems (app: StockApp, shopId: string, productId: string, body: StockAddBody) {
   const cipher = app.requireStockCipher()
@@ -77,8 +80,8 @@ export async function addStockItems (app: StockApp, shopId: string, productId: s
     const product = await lockOwnProduct(tx, shopId, productId)
     const optionKey = await optionKeyFor(tx, product, body.optionId)
     const added = await insertStockItems(tx, shopId, productId, optionKey, rows)
-    const filledOrders = added > 0 ? await fillWaitingOrders(tx, cipher, await reactivateAfterRestock(tx, product)) : 0
-    return { added, duplicates: values.length - added, filledOrders }
+    const filled = added > 0 ? await fillWaitingOrders(tx, cipher, await reactivateAfterRestock(tx, product)) : []
+    return { added, duplicates: values.length - added, filledOrders: filled.length, filledOrderIds: filled }
   })
   return { ...result, stock: await getStock(app, shopId, productId) }
 }

@@ -30,6 +30,12 @@ export const enumWords: EnumWords = {
     stock: { en: 'From stock', ru: 'Со склада' },
     endpoint: { en: 'From your delivery endpoint', ru: 'С вашего адреса выдачи' }
   },
+  stockItemStatus: {
+    available: { en: 'Available', ru: 'В наличии' },
+    delivered: { en: 'Delivered', ru: 'Выданы' },
+    removed: { en: 'Removed', ru: 'Сняты' },
+    defective: { en: 'Defective', ru: 'Брак' }
+  },
   salesGrouping: {
     day: { en: 'Day', ru: 'По дням' },
     week: { en: 'Week (from Monday)', ru: 'По неделям (с понедельника)' },
@@ -182,6 +188,36 @@ export const enumWords: EnumWords = {
       few: 'Снять со склада {count} кода?',
       many: 'Снять со склада {count} кодов?',
       other: 'Снять со склада {count} кода?'
+    }
+  },
+  waitingOrders: {
+    en: { one: '{count} paid order is waiting for codes', other: '{count} paid orders are waiting for codes' },
+    ru: {
+      one: '{count} оплаченный заказ ждёт кодов',
+      few: '{count} оплаченных заказа ждут кодов',
+      many: '{count} оплаченных заказов ждут кодов',
+      other: '{count} оплаченного заказа ждут кодов'
+    }
+  },
+  filledOrders: {
+    en: {
+      one: 'Delivered from stock to {count} waiting order:',
+      other: 'Delivered from stock to {count} waiting orders:'
+    },
+    ru: {
+      one: 'Со склада выдан {count} ожидавший заказ:',
+      few: 'Со склада выданы {count} ожидавших заказа:',
+      many: 'Со склада выдано {count} ожидавших заказов:',
+      other: 'Со склада выдано {count} ожидавшего заказа:'
+    }
+  },
+  selectCodes: {
+    en: { one: 'Select the {count} code on this page', other: 'Select all {count} codes on this page' },
+    ru: {
+      one: 'Выбрать {count} код на этой странице',
+      few: 'Выбрать {count} кода на этой странице',
+      many: 'Выбрать {count} кодов на этой странице',
+      other: 'Выбрать {count} кода на этой странице'
     }
   },
   rulePosted: {

@@ -14,7 +14,7 @@ import type { SalesGrouping } from '../../../domain/sales-stats.js'
 import type { SalesPreset } from '../../../domain/sales-periods.js'
 import type { SendStatus } from '../../../domain/webhook-sends.js'
 import type { DeliveryRequestStatus } from '../../../domain/delivery-answer.js'
-import type { AutoDelivery } from '../../../domain/stock-rules.js'
+import type { AutoDelivery, StockItemStatus } from '../../../domain/stock-rules.js'
 
 /** What the portal records in the shop's activity log (routes/portal/activity.ts). */
 export const ACTIVITY_ACTIONS = [
@@ -43,6 +43,7 @@ export interface Words<P extends Plural = Plural> {
   /** Who settled a claim, as "settled {by}". */
   resolvedBy: Record<ResolvedBy, string>
   autoDelivery: Record<AutoDelivery, string>
+  stockItemStatus: Record<StockItemStatus, string>
   salesGrouping: Record<SalesGrouping, string>
   /** The Sales page's preset ranges. */
   salesPreset: Record<SalesPreset, string>
@@ -62,6 +63,12 @@ export interface Words<P extends Plural = Plural> {
   activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
   /** The confirmation of removing `{count}` codes from stock. */
   removeCodes: P
+  /** A product's paid orders waiting for codes, on the Stock pages. */
+  waitingOrders: P
+  /** The waiting orders an upload or turning automatic delivery on delivered, before their list. */
+  filledOrders: P
+  /** The link that selects every code of the page, for removal. */
+  selectCodes: P
   /** How many messages a chat rule has posted, on the Auto-replies page. */
   rulePosted: P
   /** A replacement's confirmation: `{count}` codes go out from stock. */
@@ -81,6 +88,7 @@ export interface EnumWords {
   claimReason: EachValue<ClaimReason>
   resolvedBy: EachValue<ResolvedBy>
   autoDelivery: EachValue<AutoDelivery>
+  stockItemStatus: EachValue<StockItemStatus>
   salesGrouping: EachValue<SalesGrouping>
   salesPreset: EachValue<SalesPreset>
   attemptStatus: EachValue<SendStatus>
@@ -92,6 +100,9 @@ export interface EnumWords {
   eventType: EachValue<EventType>
   activity: EachValue<Exclude<ActivityAction, CountingAction>> & Record<CountingAction, CountText>
   removeCodes: CountText
+  waitingOrders: CountText
+  filledOrders: CountText
+  selectCodes: CountText
   rulePosted: CountText
   replaceCodes: CountText
   retriedFailed: CountText

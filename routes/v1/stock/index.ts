@@ -46,7 +46,7 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: StockEnvelope, ...CommonErrors, 409: Type.Ref(ErrorBody) }
     }
   }, async function patchStock (request) {
-    const stock = await stockService.updateStock(fastify, request.apiKey!.shopId, request.params.id, request.body)
+    const { stock } = await stockService.updateStock(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return { success: true as const, data: { stock } }
   })
 
@@ -74,7 +74,8 @@ const stockRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async function addItems (request, reply) {
-    const result = await stockService.addStockItems(fastify, request.apiKey!.shopId, request.params.id, request.body)
+    const { filledOrderIds: _ids, ...result } =
+      await stockService.addStockItems(fastify, request.apiKey!.shopId, request.params.id, request.body)
     return reply.code(201).send({ success: true as const, data: result })
   })
 
