@@ -33,23 +33,23 @@ export interface DeliveryRequestOptions {
  * instance is stopping and nothing came back: the caller then hands it back.
  */
 export async function attemptDeliveryRequest (
-  db: Db, sender: Sender, delivery: LeasedSend, options: DeliveryRequestOptions, cutShort: AbortSignal
+  db: Db, sender: Sender, leased: LeasedSend, options: DeliveryRequestOptions, cutShort: AbortSignal
 ): Promise<SentAttempt | null> {
-  if (!await requestStillWanted(db, delivery)) {
+  if (!await requestStillWanted(db, leased)) {
     options.observe?.('not_sent')
     return null
   }
   const sent = await sender.send({
-    url: delivery.url,
-    webhookId: delivery.webhookId,
-    body: webhookBody(delivery.eventType, delivery.timestamp, delivery.data),
-    secrets: delivery.secrets,
+    url: leased.url,
+    webhookId: leased.webhookId,
+    body: webhookBody(leased.eventType, leased.timestamp, leased.data),
+    secrets: leased.secrets,
     signal: cutShort,
     answer: { timeoutMs: options.timeoutMs }
   })
   if (cutShort.aborted && sent.statusCode === null) return sent
   const judged = judgeAnswer(sent)
-  const { outcome, sincePurchaseMs } = await recordRequestAttempt(db, options.cipher, delivery, {
+  const { outcome, sincePurchaseMs } = await recordRequestAttempt(db, options.cipher, leased, {
     statusCode: sent.statusCode,
     durationMs: sent.durationMs,
     values: judged.ok ? judged.values : null,

@@ -114,7 +114,7 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
     } catch (err) {
       if (Date.now() - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
         lastFailureLog = Date.now()
-        log.error({ err }, 'could not lease webhook deliveries; retrying at the next poll')
+        log.error({ err }, 'could not lease webhook sends; retrying at the next poll')
       }
     }
   }
