@@ -12,6 +12,7 @@ import { deliveryEndpointService, deliveryEndpointNotFound } from '../../service
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { translator } from './i18n/index.js'
+import { answerProblemSentence } from './i18n/api-messages.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
 
 const RECENT_REQUESTS = 20
@@ -177,6 +178,8 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
       product: product?.title ?? '',
       ok: tested.value.ok
     })
-    return page(request, reply, { testValues, result: tested.value })
+    // The answer's problems in the page's language, from their kinds (never the API's English).
+    const problems = tested.value.findings.map((problem) => answerProblemSentence(session.locale, problem))
+    return page(request, reply, { testValues, result: { ...tested.value, problems } })
   })
 }

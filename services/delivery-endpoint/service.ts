@@ -18,7 +18,7 @@ import {
 } from '../../db/delivery-endpoint/endpoint.js'
 import { failPendingRequests } from '../../db/delivery-endpoint/requests.js'
 import { appendDeliveryFailedEvents } from '../../db/orders/fulfilment.js'
-import { judgeAnswer } from '../../domain/delivery-answer.js'
+import { judgeAnswer, type AnswerProblem } from '../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
 import { checkWebhookUrl } from '../../domain/webhook-url.js'
 import { ApiError, notFound, validationError } from '../../domain/errors.js'
@@ -86,7 +86,7 @@ export function deliveryEndpointService (fastify: FastifyInstance) {
     /** `callerGone` fires when the caller went away (no wait for an answer nobody reads): lib/client-gone.ts. */
     async test (
       shopId: string, body: Static<typeof DeliveryTestBody>, callerGone: AbortSignal
-    ): Promise<DeliveryTestView> {
+    ): Promise<DeliveryTestView & { findings: AnswerProblem[] }> {
       const target = await deliveryEndpointTarget(fastify.db, shopId)
       if (!target) throw deliveryEndpointNotFound()
       const order = await sampleOrder(fastify.db, shopId, body.productId, body.quantity ?? 1)
@@ -106,7 +106,8 @@ export function deliveryEndpointService (fastify: FastifyInstance) {
         statusCode: sent.statusCode,
         durationMs: sent.durationMs,
         valuesCount: judged.ok ? judged.values.length : judged.valuesCount,
-        problems: judged.problems
+        problems: judged.problems,
+        findings: judged.findings
       }
     }
   }
