@@ -15,6 +15,7 @@ import {
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, text, validated } from './forms.js'
 import { translator } from './i18n/index.js'
+import { answerProblemSentence } from './i18n/api-messages.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
 
 const RECENT_REQUESTS = 20
@@ -180,6 +181,8 @@ export default async function deliveryEndpointPage (fastify: FastifyInstance) {
       product: product?.title ?? '',
       ok: tested.value.ok
     })
-    return page(request, reply, { testValues, result: tested.value })
+    // The answer's problems in the page's language, from their kinds (never the API's English).
+    const problems = tested.value.findings.map((problem) => answerProblemSentence(session.locale, problem))
+    return page(request, reply, { testValues, result: { ...tested.value, problems } })
   })
 }

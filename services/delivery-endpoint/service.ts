@@ -18,7 +18,7 @@ import {
 } from '../../db/delivery-endpoint/endpoint.js'
 import { failPendingRequests } from '../../db/delivery-endpoint/requests.js'
 import { appendDeliveryFailedEvents } from '../../db/orders/fulfilment.js'
-import { judgeAnswer } from '../../domain/delivery-answer.js'
+import { judgeAnswer, type AnswerProblem } from '../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
 import { checkWebhookUrl } from '../../domain/webhook-url.js'
 import { ApiError, notFound, validationError } from '../../domain/errors.js'
@@ -93,7 +93,7 @@ export async function rotateShopDeliverySecret (app: Pick<FastifyInstance, 'db'>
  */
 export async function testShopDeliveryEndpoint (
   app: DeliveryEndpointApp, shopId: string, body: Static<typeof DeliveryTestBody>, callerGone: AbortSignal
-): Promise<DeliveryTestView> {
+): Promise<DeliveryTestView & { findings: AnswerProblem[] }> {
   const { config } = app
   const target = await deliveryEndpointTarget(app.db, shopId)
   if (!target) throw deliveryEndpointNotFound()
@@ -114,7 +114,8 @@ export async function testShopDeliveryEndpoint (
     statusCode: sent.statusCode,
     durationMs: sent.durationMs,
     valuesCount: judged.ok ? judged.values.length : judged.valuesCount,
-    problems: judged.problems
+    problems: judged.problems,
+    findings: judged.findings
   }
 }
 

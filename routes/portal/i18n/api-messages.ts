@@ -5,6 +5,7 @@
 // message is never read here, so no validator wording reaches a page; an error
 // naming no field is said by its code.
 import { validationError, type ApiError, type DetailRule, type ErrorDetail } from '../../../domain/errors.js'
+import type { AnswerProblem } from '../../../domain/delivery-answer.js'
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import { enErrors } from './en-errors.js'
 import type { ErrorWords } from './error-words.js'
@@ -93,6 +94,12 @@ export function ruleSentence (locale: PortalLocale, rule: DetailRule | undefined
   }
   const own = words.rule[keyword as keyof ErrorWords['rule']]
   return typeof own === 'string' ? fill(own, params as Record<string, string | number>) : words.invalid
+}
+
+/** What is wrong with the delivery endpoint's answer, in `locale`. */
+export function answerProblemSentence (locale: PortalLocale, problem: AnswerProblem): string {
+  const { kind, ...numbers } = problem
+  return fill(wordsOf[locale].answer[kind], numbers as Record<string, string | number>)
 }
 
 /** One detail of an error (a field's problem), in `locale`. */

@@ -46,6 +46,21 @@ export const enErrors: ErrorWords<EnPlural> = {
   dateTime: 'Enter a date and time.',
   format: 'It is not written the way this field takes.',
   invalid: 'Check this value.',
+  answer: {
+    noAnswer: 'No answer came: the address did not answer in time or refused the connection.',
+    cannotSupply: 'HTTP {status}: the endpoint says it cannot supply this order; no further attempt.',
+    redirect: 'HTTP {status}: redirects are not followed; answer HTTP 200 from the address itself.',
+    status: 'HTTP {status}: a successful answer is HTTP 200.',
+    tooLarge: 'The answer is larger than {max} bytes.',
+    notJson: 'The answer is not JSON; expected {"values": [...]}.',
+    notObject: 'The answer is not a JSON object; expected {"values": [...]}.',
+    noValuesArray: 'The answer has no "values" list.',
+    emptyValues: 'The "values" list is empty; give 1 to 100 values.',
+    tooManyValues: 'Values in the "values" list: {count}; at most {max}.',
+    notStrings: 'Values that are not text: {count}.',
+    emptyStrings: 'Empty values: {count}.',
+    tooLong: 'Values longer than {max} characters: {count}.'
+  },
   rule: {
     'x-absolute-url': 'Enter a full address, starting with https://.',
     'x-https-url': 'Enter an address starting with https://.',

@@ -3,6 +3,7 @@
 // own (domain/errors.ts ServiceRules) — and one per error code for an error that names
 // no field. Typed, so a language without a sentence for a rule or a code does not build.
 // `{name}` parameters are the rule's limits; a text with a count is a Plural.
+import type { AnswerProblemKind } from '../../../domain/delivery-answer.js'
 import type { ErrorCode, ServiceRule } from '../../../domain/errors.js'
 import type { Plural } from './words.js'
 
@@ -40,6 +41,8 @@ export interface ErrorWords<P extends Plural = Plural> {
   format: string
   /** A rule the portal has no sentence for: still in the page's language. */
   invalid: string
+  /** What is wrong with the delivery endpoint's answer (domain/delivery-answer.ts), with its numbers. */
+  answer: Record<AnswerProblemKind, string>
   /** The service's own rules. */
   rule: Record<Exclude<ServiceRule, 'x-trimmed-length' | 'x-line-too-long' | 'x-url-length'>, string> &
     Record<'x-line-too-long' | 'x-url-length', P>

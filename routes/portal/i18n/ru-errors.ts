@@ -61,6 +61,21 @@ export const ruErrors: ErrorWords<RuPlural> = {
   dateTime: 'Введите дату и время.',
   format: 'Записано не в том виде, который принимает это поле.',
   invalid: 'Проверьте это значение.',
+  answer: {
+    noAnswer: 'Ответа нет: адрес не ответил вовремя или не принял соединение.',
+    cannotSupply: 'HTTP {status}: адрес сообщает, что не может выдать этот заказ; повторов не будет.',
+    redirect: 'HTTP {status}: переадресации не выполняются; отвечайте HTTP 200 с самого адреса.',
+    status: 'HTTP {status}: успешный ответ — HTTP 200.',
+    tooLarge: 'Ответ больше {max} байт.',
+    notJson: 'Ответ не в формате JSON; ожидается {"values": [...]}.',
+    notObject: 'Ответ — не объект JSON; ожидается {"values": [...]}.',
+    noValuesArray: 'В ответе нет списка «values».',
+    emptyValues: 'Список «values» пуст; нужно от 1 до 100 значений.',
+    tooManyValues: 'Значений в списке «values»: {count}; можно не больше {max}.',
+    notStrings: 'Значений не текстом: {count}.',
+    emptyStrings: 'Пустых значений: {count}.',
+    tooLong: 'Значений длиннее {max} символов: {count}.'
+  },
   rule: {
     'x-absolute-url': 'Введите полный адрес, начиная с https://.',
     'x-https-url': 'Адрес должен начинаться с https://.',
