@@ -16,8 +16,8 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g
 
 const longWord = (prefix, length) => (prefix + 'x'.repeat(length)).slice(0, length)
 const KEY_NAME = longWord('Order-bot-for-the-marketplace-integration-', 200)
-const PRODUCT_TITLE = 'Подарочная карта Steam на 5000 рублей для аккаунтов России и СНГ с мгновенной выдачей ' +
-  'кода активации сразу после оплаты_без_пробелов_в_конце_названия_товара_для_проверки_переноса'
+const PRODUCT_TITLE = 'Подарочная карта Steam на 5000 рублей для России и СНГ, ' +
+  'выдача_кода_сразу_после_оплаты_без_пробелов'
 const CHAT_TEXT = 'Здравствуйте! Код не активируется, пишет: ' + longWord('ERROR_CODE_ACTIVATION_FAILED_', 160) +
   ' — что делать? https://store.steampowered.com/account/registerkey?key=' + 'ABCDE-'.repeat(20)
 
@@ -60,9 +60,11 @@ async function longData (s) {
   await send('POST', `/v1/products/${product.id}/stock/items`, seller, { values: codes })
   const purchase = { productId: product.id, quantity: 1, fieldValues: [] }
   const { order } = await send('POST', '/internal/v1/orders', operator, purchase)
-  await send('POST', `/internal/v1/orders/${order.id}/messages`, operator, { text: CHAT_TEXT })
   const claim = { reason: 'not_working', text: CHAT_TEXT.slice(0, 300) }
   await send('POST', `/internal/v1/orders/${order.id}/claims`, operator, claim)
+  await send('POST', `/internal/v1/orders/${order.id}/messages`, operator, { text: CHAT_TEXT })
+  // An order waiting: the demo product delivers from no stock.
+  await send('POST', '/internal/v1/orders', operator, { productId: demo.id, quantity: 1, fieldValues: [] })
   return { product, order }
 }
 
@@ -114,26 +116,27 @@ export async function narrowScreens (s) {
 
   const shown = [
     ['attention', '/portal/attention'],
-    ['orders', '/portal/orders'],
+    ['orders', '/portal/orders', 'main table'],
     ['order-chat', `/portal/orders/${order.id}`, '#chat'],
-    ['stock-items', `/portal/stock/${product.id}`, '#items']
+    ['stock-items', `/portal/stock/${product.id}`, '#items', PHONE]
   ]
   for (const [locale, button] of [['en', null], ['ru', 'Русский']]) {
     if (button) {
       await page.setViewportSize(DESKTOP)
       await page.getByRole('button', { name: button }).click()
-      await page.waitForLoadState('load')
+      // The switch is done when the page offers the way back.
+      await page.getByRole('button', { name: 'English' }).waitFor()
     }
     // The pages docs/portal.md shows, with the long data (the links alone may reach other
     // orders and products first): at desktop width, then at 390 px.
     for (const [prefix, size] of [[locale, DESKTOP], [`${locale}-390`, PHONE]]) {
       await page.setViewportSize(size)
-      for (const [name, url, part] of shown) {
+      for (const [name, url, part, onlyAt = size] of shown) {
         await page.goto(`${base}${url}`)
         const width = await page.evaluate(() => document.documentElement.scrollWidth)
         check(width <= size.width, `${prefix}-${name}: no sideways scrolling`, `scrollWidth ${width}`)
-        // On a phone the screenshot shows the part the page is about (the chat, the codes).
-        if (part && size === PHONE) await page.evaluate((at) => document.querySelector(at).scrollIntoView(), part)
+        // The screenshot shows the part the page is about (the list, the chat, the codes).
+        if (part && onlyAt === size) await page.evaluate((at) => document.querySelector(at).scrollIntoView(), part)
         await inspect(`${prefix}-${name}`)
       }
     }
