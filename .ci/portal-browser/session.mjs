@@ -25,7 +25,8 @@ const DOCS = new Set([
   'ru-api-keys', 'en-api-keys-created', 'en-api-key-revoke', 'en-webhooks', 'en-webhook', 'en-webhook-form-error',
   'en-delivery-endpoint', 'en-stock', 'en-stock-product', 'en-stock-upload', 'en-stock-uploaded', 'en-stock-settings',
   'ru-stock-upload-error', 'en-activity', 'ru-activity', 'session-ended', 'en-sales', 'ru-sales',
-  'en-claims', 'ru-claims', 'en-claim-reject',
+  'en-claims', 'ru-claims', 'en-claim-reject', 'en-claim-replace', 'en-webhook-failing', 'en-webhook-attempts',
+  'ru-webhook-attempts', 'en-sales-this-month',
   // The seller's workplace (narrow-screens.mjs), at desktop width and at 390 px.
   ...['en', 'ru', 'en-390', 'ru-390'].flatMap((prefix) =>
     ['attention', 'orders', 'order-chat', 'stock-items'].map((page) => `${prefix}-${page}`))

@@ -88,6 +88,15 @@ export async function stockAndSales (s) {
     'Sales by product: the demo product'
   )
   await inspect('en-sales-product')
+  await page.getByRole('link', { name: 'This month' }).click()
+  await page.waitForURL(/from=\d{4}-\d\d-01&/)
+  await heading('Sales')
+  check(
+    (await page.getByRole('link', { name: 'This month' }).getAttribute('aria-current')) === 'true' &&
+      (await page.locator('.chart__label--money').count()) === 3,
+    'Sales: the preset "This month" shows the month so far, by product as before, the chart with its money axis'
+  )
+  await inspect('en-sales-this-month')
   await page.getByLabel('From', { exact: true }).fill('2030-01-02')
   await page.getByLabel('To', { exact: true }).fill('2030-01-01')
   await page.getByRole('button', { name: 'Show' }).click()

@@ -32,6 +32,8 @@ export interface EndpointHealthDetail {
   lastAttempt: LoggedAttempt | null
   attemptsLast24h: number
   failedLast24h: number
+  /** Some delivery is `failed` (what `Retry all failed` would send again), on any page of the log. */
+  anyFailed: boolean
 }
 
 /** The shop's event endpoints' health, by id. */
@@ -51,7 +53,8 @@ export async function endpointHealth (
       (select a from webhook_deliveries d cross join lateral jsonb_array_elements(d.attempt_log) a
         where d.endpoint_id = w.id and d.created_at > now() - interval '2 days' and d.last_attempt_at is not null
         order by (a->>'at') desc limit 1) as "lastAttempt",
-      coalesce(recent.attempts, 0)::int as "attemptsLast24h", coalesce(recent.failed, 0)::int as "failedLast24h"
+      coalesce(recent.attempts, 0)::int as "attemptsLast24h", coalesce(recent.failed, 0)::int as "failedLast24h",
+      exists (select 1 from webhook_deliveries d where d.endpoint_id = w.id and d.status = 'failed') as "anyFailed"
     from webhook_endpoints w cross join lateral (
       select count(*) as attempts, count(*) filter (where ${FAILED_ATTEMPT}) as failed
       from webhook_deliveries d cross join lateral jsonb_array_elements(d.attempt_log) a

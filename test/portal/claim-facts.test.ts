@@ -41,7 +41,7 @@ t.test('a claim\'s facts, and the confirmations of replace and refund', async (t
   const replace = main((await page(app, session, `/portal/claims/${precise.id}/replace`)).body)
   t.match(replace, /<h1[^>]*>Replace the reported codes from stock\?<\/h1>/)
   t.match(replace, /<strong>1 code goes out to the buyer, in place of the reported one\.<\/strong>/)
-  t.match(replace, /They are taken from the stock of “Steam card”, oldest first: 4 available now\./)
+  t.match(replace, /Taken from the stock of “Steam card”, oldest first: 4 available now\./)
   t.notMatch(replace, /fewer than that/)
   t.notMatch(replace, /name="note"/, 'a replacement takes no note')
   t.match(replace, new RegExp(`<form method="post" action="/portal/claims/${precise.id}/replace"`))

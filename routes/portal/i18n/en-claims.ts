@@ -9,7 +9,7 @@ export const enClaims = {
     'refunded or rejected, not replaced.',
   'claims.reportsUndelivered': 'The order delivered no codes: the claim is about the whole order.',
   'claims.replaceTitle': 'Replace the reported codes from stock?',
-  'claims.replaceFrom': 'They are taken from the stock of “{product}”, oldest first: {available} available now.',
+  'claims.replaceFrom': 'Taken from the stock of “{product}”, oldest first: {available} available now.',
   'claims.replaceShort': 'The stock holds fewer than that: the replacement would be refused. Add codes first, or ' +
     'refund.',
   'claims.replaceAfter': 'The reported codes become defective and are never sold again; the buyer sees the new codes ' +
