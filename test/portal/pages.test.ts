@@ -111,6 +111,8 @@ t.test("Webhooks: the API's URL rules and limit, the secret once, a test deliver
   t.match(refused.body, /<a href="#url">URL: must be an absolute http:\/\/ or https:\/\/ URL<\/a>|<a href="#url">URL: /)
   t.match(refused.body, /value="ftp:\/\/example.com\/x"/, 'the input is kept')
   t.match(refused.body, /id="event-order.paid" name="eventTypes" value="order.paid" checked/)
+  t.match(refused.body, /<code>order.paid<\/code> — A buyer paid for an order/, 'each event kind says what it means')
+  t.match(refused.body, /<code>chat.seller_called<\/code> — An auto-reply asked for a person/)
 
   const created = await post(app, session, '/portal/webhooks', {
     url: receiver.url,
@@ -156,7 +158,7 @@ t.test("Webhooks: the API's URL rules and limit, the secret once, a test deliver
   await receiver.waitFor((attempts) => attempts.length >= 2, 20_000, 'the retry')
   await eventually(
     async () =>
-      /<td>500<\/td>/.test(
+      /<td[^>]*>500<\/td>/.test(
         (await app.inject({ method: 'GET', url: `/portal/webhooks/${id}`, headers: { cookie: session.cookie } })).body
       ),
     'the log shows the 500'

@@ -170,6 +170,46 @@ export const enumWords: EnumWords = {
     'order.updated': { en: 'Its codes changed', ru: 'Изменились коды' },
     'chat.seller_called': { en: 'An auto-reply called you', ru: 'Автоответ позвал вас' }
   },
+  eventMeaning: {
+    'order.paid': {
+      en: 'A buyer paid for an order: it waits for you, or is delivered at once',
+      ru: 'Покупатель оплатил заказ: он ждёт вас или выдаётся сразу'
+    },
+    'order.taken': { en: 'An order was taken into work', ru: 'Заказ взят в работу' },
+    'order.delivered': {
+      en: 'An order\'s codes went to the buyer, who now confirms receipt',
+      ru: 'Коды заказа ушли покупателю, он подтверждает получение'
+    },
+    'order.cancelled': { en: 'An order was cancelled and its money refunded', ru: 'Заказ отменён, деньги возвращены' },
+    'order.completed': {
+      en: 'The buyer confirmed receipt: the money is credited to the shop',
+      ru: 'Покупатель подтвердил получение: деньги зачислены магазину'
+    },
+    'message.created': { en: 'A new message in an order\'s chat', ru: 'Новое сообщение в чате заказа' },
+    'stock.low': {
+      en: 'A product\'s stock fell to its low-stock threshold',
+      ru: 'Остаток товара дошёл до порога'
+    },
+    'stock.empty': { en: 'A product\'s stock ran out', ru: 'Товар закончился на складе' },
+    'order.delivery_failed': {
+      en: 'Your delivery endpoint could not supply an order\'s codes',
+      ru: 'Адрес выдачи не смог выдать коды заказа'
+    },
+    'claim.opened': { en: 'A buyer reported a delivered code', ru: 'Покупатель пожаловался на выданный код' },
+    'claim.escalated': {
+      en: 'A claim went to the marketplace: you did not answer in time',
+      ru: 'Претензия ушла маркетплейсу: ответа не было вовремя'
+    },
+    'claim.resolved': {
+      en: 'A claim was settled: replaced, refunded or rejected',
+      ru: 'Претензия решена: замена, возврат или отказ'
+    },
+    'order.updated': { en: 'An order\'s codes changed (a replacement)', ru: 'Коды заказа изменились (замена)' },
+    'chat.seller_called': {
+      en: 'An auto-reply asked for a person to answer a buyer',
+      ru: 'Автоответ позвал человека ответить покупателю'
+    }
+  },
   chatRuleTrigger: {
     'order.paid': { en: 'An order is paid', ru: 'Заказ оплачен' },
     'order.delivered': { en: 'An order is delivered', ru: 'Заказ выдан' },

@@ -59,6 +59,8 @@ export interface Words<P extends Plural = Plural> {
   senderRole: Record<SenderRole, string>
   /** What an event of the shop's feed says happened, on an order's page. */
   eventType: Record<EventType, string>
+  /** One line saying what an event kind means, beside its box on the webhook endpoint's form. */
+  eventMeaning: Record<EventType, string>
   /** What an activity record says; `{name}` parameters are its details. */
   activity: Record<Exclude<ActivityAction, CountingAction>, string> & Record<CountingAction, P>
   /** The confirmation of removing `{count}` codes from stock. */
@@ -98,6 +100,7 @@ export interface EnumWords {
   assignee: EachValue<Order['assigneeType']>
   senderRole: EachValue<SenderRole>
   eventType: EachValue<EventType>
+  eventMeaning: EachValue<EventType>
   activity: EachValue<Exclude<ActivityAction, CountingAction>> & Record<CountingAction, CountText>
   removeCodes: CountText
   waitingOrders: CountText
