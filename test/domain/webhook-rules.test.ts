@@ -85,7 +85,9 @@ t.test('only public unicast addresses may receive webhooks', async (t) => {
 t.test('webhook URL rules', async (t) => {
   const strict = { allowHttp: false, allowPrivate: false }
   t.same(checkWebhookUrl('https://Hooks.Example.invalid:443/x?y=1#frag', strict), { ok: true, url: 'https://hooks.example.invalid/x?y=1#frag' })
-  t.same(checkWebhookUrl('http://hooks.example.invalid/', strict), { ok: false, problem: 'must be an https:// URL' })
+  t.same(checkWebhookUrl('http://hooks.example.invalid/', strict),
+    { ok: false, problem: 'must be an https:// URL', rule: { keyword: 'x-https-url', params: {} } },
+    'the refusal names its rule, for the portal\'s sentence')
   t.same(checkWebhookUrl('http://hooks.example.invalid/', { ...strict, allowHttp: true }), { ok: true, url: 'http://hooks.example.invalid/' })
   t.match(checkWebhookUrl('not a url', strict), { ok: false, problem: 'must be an absolute URL' })
   t.match(checkWebhookUrl('https://a:b@hooks.example.invalid/', strict), { ok: false, problem: /user name or password/ })
