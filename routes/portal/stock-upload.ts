@@ -54,20 +54,23 @@ function refusalAtLines (error: ApiError, codes: CodeLine[], fileName: string): 
   return details.length === 0 ? error : new ApiError(error.code, error.message, details, error.statusCode, error.rule)
 }
 
-export default async function stockUpload (fastify: FastifyInstance) {
-  async function productOf (request: FastifyRequest<{ Params: Params }>): Promise<Product> {
-    const product = await getProduct(fastify.db, request.portalSession!.shopId, request.params.id)
-    if (!product) throw notFound('Product')
-    return product
-  }
+/** The session's shop's product the address names; 404 when it has none. */
+export async function productOf (
+  fastify: Pick<FastifyInstance, 'db'>, request: FastifyRequest<{ Params: Params }>
+): Promise<Product> {
+  const product = await getProduct(fastify.db, request.portalSession!.shopId, request.params.id)
+  if (!product) throw notFound('Product')
+  return product
+}
 
+export default async function stockUpload (fastify: FastifyInstance) {
   async function uploadForm (
     request: FastifyRequest<{ Params: Params }>,
     reply: FastifyReply,
     data: Partial<PageData> = {},
     status = 200
   ) {
-    const product = await productOf(request)
+    const product = await productOf(fastify, request)
     const stock = await stockService.getStock(fastify, request.portalSession!.shopId, product.id)
     return reply.portalPage(
       'stock-upload',
@@ -164,7 +167,7 @@ export default async function stockUpload (fastify: FastifyInstance) {
             added.error.statusCode
           )
         }
-        const product = await productOf(request)
+        const product = await productOf(fastify, request)
         const { added: count, duplicates, filledOrders, filledOrderIds, stock } = added.value
         await recordPortalAction(fastify, request, 'stock.added', { product: product.title, added: count, duplicates })
         return reply.portalPage(

@@ -7,17 +7,16 @@
 // service (services/stock/service.ts); a code is shown only by the removal's
 // answer, never in a listing or the Activity page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { getProduct, listProducts, type Product } from '../../services/catalog/service.js'
+import { listProducts, type Product } from '../../services/catalog/service.js'
 import { findStockItems, waitingOrderCounts } from '../../services/portal/service.js'
 import { AUTO_DELIVERY, StockPatchBody, StockRemoveBody } from '../../schemas/stock.js'
-import { notFound } from '../../domain/errors.js'
 import { isLowStock, stockItemStatuses, type StockItemStatus } from '../../domain/stock-rules.js'
 import * as stockService from '../../services/stock/service.js'
 import { recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { translator } from './i18n/index.js'
 import { formErrors, type FormFields, type PageData } from './render.js'
-import stockUpload from './stock-upload.js'
+import stockUpload, { productOf } from './stock-upload.js'
 
 type Params = { id: string }
 const PRODUCTS_PER_PAGE = 20
@@ -70,12 +69,6 @@ function itemsHref (productId: string, view: ItemView, change: Partial<ItemView>
 export default async function stockPage (fastify: FastifyInstance) {
   await fastify.register(stockUpload)
 
-  async function productOf (request: FastifyRequest<{ Params: Params }>): Promise<Product> {
-    const product = await getProduct(fastify.db, request.portalSession!.shopId, request.params.id)
-    if (!product) throw notFound('Product')
-    return product
-  }
-
   async function productPage (
     request: FastifyRequest<{ Params: Params }>,
     reply: FastifyReply,
@@ -83,7 +76,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     status = 200
   ) {
     const { shopId } = request.portalSession!
-    const product = await productOf(request)
+    const product = await productOf(fastify, request)
     const view = itemViewOf(request.query as Form, request.method === 'GET')
     const [stock, items, waiting] = await Promise.all([
       stockService.getStock(fastify, shopId, product.id),
@@ -157,7 +150,7 @@ export default async function stockPage (fastify: FastifyInstance) {
     data: Partial<PageData> = {},
     status = 200
   ) {
-    const product = await productOf(request)
+    const product = await productOf(fastify, request)
     const stock = await stockService.getStock(fastify, request.portalSession!.shopId, product.id)
     const shown =
       values === null
@@ -227,7 +220,7 @@ export default async function stockPage (fastify: FastifyInstance) {
         saved.error.statusCode
       )
     }
-    const product = await productOf(request)
+    const product = await productOf(fastify, request)
     await recordPortalAction(fastify, request, 'stock.updated', { product: product.title })
     return productPage(request, reply, { notice: t('stock.saved'), filled: saved.value.filledOrderIds })
   })
@@ -243,7 +236,7 @@ export default async function stockPage (fastify: FastifyInstance) {
         400
       )
     }
-    const product = await productOf(request)
+    const product = await productOf(fastify, request)
     return reply.portalPage('confirm', {
       section: 'stock',
       title: (words, plural) => plural(words.removeCodes, ids.length),
@@ -269,7 +262,7 @@ export default async function stockPage (fastify: FastifyInstance) {
         removed.error.statusCode
       )
     }
-    const product = await productOf(request)
+    const product = await productOf(fastify, request)
     await recordPortalAction(fastify, request, 'stock.removed', { product: product.title, count: removed.value.length })
     return reply.portalPage('stock-removed', {
       section: 'stock',
