@@ -3,12 +3,16 @@
 //  - a stock purchase in shops with 5 enabled rules on `order.paid` and
 //    `order.delivered` of their product (each purchase posts 5 messages) against
 //    the same purchase in shops with none: target ≥ 0.8× the purchases a second;
+//    and, reported beside it, the floor: shops whose purchases write the same rows
+//    (5 messages, 5 events) from a bench-only trigger that does nothing else
+//    (chat-rules-floor.sql), against the same shops without rules;
 //  - a buyer's message (POST /internal/v1/orders/{id}/messages) in a shop with 100
 //    rules (50 keyword rules of 20 keywords each) against a shop with none: p99
 //    against p99, target ≤ 1.5×;
 //  - 5 000 orders due for the `order.unconfirmed` reminder at once, swept by two
 //    instances (their default CHAT_RULE_SWEEP_INTERVAL_MS): every one reminded,
 //    each once, target within 60 s.
+import { readFileSync } from 'node:fs'
 import postgres from 'postgres'
 import type { Measure, Workload } from './load.js'
 import { log, sleep, type Server } from './processes.js'
@@ -25,12 +29,16 @@ export const DUE_REMINDERS = 5000
 const BUYER_TEXTS = ['Здравствуйте! Ключ не работает, что делать?', 'When will my code arrive?', '!help', 'Спасибо, всё работает']
 
 export interface ChatRulesFixtures {
-  purchase: { withRules: StockProduct[], without: StockProduct[] }
+  purchase: { withRules: StockProduct[], without: StockProduct[], floor: StockProduct[] }
   messages: { withRules: string[], without: string[] }
   reminders: { shopId: string, ruleId: string, orderIds: string[] }
 }
 export interface ChatRulesResult {
   purchase: { baseline: Measure, service: Measure }
+  /** The floor's purchases (service) against the shops without rules (baseline). */
+  floor: { baseline: Measure, service: Measure }
+  /** The rules' purchases (service) against the floor's (baseline): what the rules' own machinery costs. */
+  overFloor: { baseline: Measure, service: Measure }
   message: { baseline: Measure, service: Measure }
   reminders: { seconds: number, reminded: number, once: boolean }
 }
@@ -65,10 +73,13 @@ async function insertOrders (sql: Sql, shopId: string, count: number, status: st
 /** Seeds the chat rules scenario into the stock database (migrated). */
 export async function seedChatRulesBench (url: string, stockKey: Buffer): Promise<ChatRulesFixtures> {
   const spread = (side: string) => Array.from({ length: RULE_SHOPS }, (_, i) => ({ shop: `rules ${side} ${i}`, items: ITEMS_PER_SHOP }))
-  const products = await seedStock(url, stockKey, [...spread('with'), ...spread('without')])
+  const products = await seedStock(url, stockKey, [...spread('with'), ...spread('without'), ...spread('floor')])
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   try {
     const withRules = products.slice(0, RULE_SHOPS)
+    const floor = products.slice(2 * RULE_SHOPS)
+    await sql.unsafe(readFileSync(new URL('./chat-rules-floor.sql', import.meta.url), 'utf8'))
+    await sql`insert into bench_floor_shops select unnest(${floor.map((p) => p.shopId)}::uuid[])`
     for (const product of withRules) {
       for (const [trigger, text] of [['order.paid', 'Paid: order {{orderId}}, {{amount}} RUB'], ['order.paid', 'We got your payment for {{productTitle}}'],
         ['order.paid', 'Thank you!'], ['order.delivered', 'Delivered {{orderId}} ({{quantity}})'], ['order.delivered', 'Please confirm when it works']] as const) {
@@ -91,7 +102,7 @@ export async function seedChatRulesBench (url: string, stockKey: Buffer): Promis
     const ruleId = await insertRule(sql, remindShop, 'order.unconfirmed', 'Please confirm order {{orderId}}', { afterMinutes: 60 })
     const orderIds = await insertOrders(sql, remindShop, DUE_REMINDERS, 'awaiting_confirmation')
     await sql`vacuum analyze`
-    return { purchase: { withRules, without: products.slice(RULE_SHOPS) }, messages, reminders: { shopId: remindShop, ruleId, orderIds } }
+    return { purchase: { withRules, without: products.slice(RULE_SHOPS, 2 * RULE_SHOPS), floor }, messages, reminders: { shopId: remindShop, ruleId, orderIds } }
   } finally {
     await sql.end({ timeout: 5 })
   }
@@ -153,6 +164,7 @@ export async function chatRulesRun (
 ): Promise<ChatRulesResult> {
   // Every statement shape of both sides prepared and planned before anything counts.
   for (const workload of [purchases(fixtures.purchase.without, token), purchases(fixtures.purchase.withRules, token),
+    purchases(fixtures.purchase.floor, token),
     buyerMessages(fixtures.messages.without, token), buyerMessages(fixtures.messages.withRules, token)]) {
     for (let i = 0; i < 20; i++) {
       const { method, path, headers, body } = workload.next()
@@ -163,8 +175,14 @@ export async function chatRulesRun (
   const purchase = await pair(
     { server: service, workload: purchases(fixtures.purchase.without, token) },
     { server: service, workload: purchases(fixtures.purchase.withRules, token) })
+  const floor = await pair(
+    { server: service, workload: purchases(fixtures.purchase.without, token) },
+    { server: service, workload: purchases(fixtures.purchase.floor, token) })
+  const overFloor = await pair(
+    { server: service, workload: purchases(fixtures.purchase.floor, token) },
+    { server: service, workload: purchases(fixtures.purchase.withRules, token) })
   const message = await pair(
     { server: service, workload: buyerMessages(fixtures.messages.without, token) },
     { server: service, workload: buyerMessages(fixtures.messages.withRules, token) })
-  return { purchase, message, reminders: await remindAll(url, fixtures.reminders) }
+  return { purchase, floor, overFloor, message, reminders: await remindAll(url, fixtures.reminders) }
 }
