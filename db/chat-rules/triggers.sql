@@ -52,7 +52,9 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rules_post(p_order uuid, p_rules uuid[], p_vals jsonb, p_buyer_message jsonb)
-RETURNS integer LANGUAGE plpgsql AS $$
+RETURNS integer LANGUAGE plpgsql
+-- One plan for every call: planned anew per call (a custom plan), the statement's planning cost more than its run.
+SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   o record;
   posted integer;
