@@ -3,13 +3,15 @@
 -- back posts nothing and a committed one is answered exactly once, on whichever
 -- instance made it. The migration 0015_chat_rules created them; 0016_chat_rules_one_post redefined
 -- chat_rules_on_event as it is here; 0018_chat_rules_buyer_post added chat_rules_buyer_post;
--- 0022_chat_rules_set_post added chat_rule_render and redefined chat_rule_text and chat_rules_post.
+-- 0022_chat_rules_set_post added chat_rule_render and redefined chat_rule_text, chat_rule_values and
+-- chat_rules_post.
 --
 -- chat_rule_render     a rule's parsed template rendered for an order: trimmed, cut to 4 000 characters. An SQL
 --                      function of one SELECT, which the planner inlines into the statement calling it (the
 --                      post, the preview): no function call or cursor per rule.
 -- chat_rule_text       the same as a plain function, for the previous version's preview (a rolling start).
--- chat_rule_values     the placeholders' values of an order.
+-- chat_rule_values     the placeholders' values of an order. STABLE, as its to_char is: the planner then
+--                      inlines it (declared IMMUTABLE, it was planned anew as a function on every call).
 -- chat_rules_post      posts rules' messages in an order's chat (as the shop, with `ruleId`), each with
 --                      its message.created event (and chat.seller_called when the rule calls the seller),
 --                      at most 20 rule messages per order; counts them in chat_rule_counters. After its two
@@ -46,7 +48,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rule_values(order_id uuid, product_title text, quantity integer, amount numeric) RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('orderId', order_id, 'productTitle', product_title, 'quantity', quantity::text,
     'amount', to_char(amount, 'FM999999999999990.00'))
 $$;
