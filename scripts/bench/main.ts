@@ -227,6 +227,9 @@ async function main () {
   const reads: Schedule = { warmupS: 1, slices: SLICES, sliceS: DURATION_S / SLICES }
   const others: Schedule = { warmupS: 0.5, slices: SHORT_SLICES, sliceS: SHORT_S / SHORT_SLICES }
   const stockSchedule: Schedule = { warmupS: 1, slices: 2 * SHORT_SLICES, sliceS: SHORT_S / SHORT_SLICES }
+  // Each write warms its own path for 2 s a side first: the take, the first write measured, used to
+  // run on a write path no request had compiled yet (docs/performance/idempotent-take.md).
+  const writesSchedule: Schedule = { ...others, warmupS: 2 }
   const on = (server: Server, database: string, workload: Workload): Side => ({ server, database, workload })
   const main = databases.main
 
@@ -265,7 +268,7 @@ async function main () {
         const targets = (side: string) => fixtures.writes.get(op === 'message' ? 'message' : `${op}:${side}:${index}`)!
         result.writes[op] = await pair(
           on(baseline, main, writes(op, targets('baseline'), `${op}:baseline:${index}`)),
-          on(service, main, writes(op, targets('service'), `${op}:service:${index}`)), others)
+          on(service, main, writes(op, targets('service'), `${op}:service:${index}`)), writesSchedule)
       }
     }
     if (service && fixtures && wants('backlog')) {
