@@ -104,8 +104,7 @@ export async function updateEndpoint (
     .where(ownedBy(shopId, endpointId))
     .returning(endpointColumns)
   if (endpoint && changes.enabled === false) {
-    await failPendingSends(tx, endpointId,
-      'Not sent: the endpoint was disabled.')
+    await failPendingSends(tx, endpointId, { kind: 'endpointDisabled' })
   }
   return endpoint
 }
@@ -160,5 +159,5 @@ export async function disableFailingEndpoint (
     .set({ enabled: false, disabledReason: reason, updatedAt: nowMs })
     .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.enabled, true)))
     .returning({ id: webhookEndpoints.id })
-  if (disabled) await failPendingSends(tx, endpointId, 'Not sent: the endpoint was disabled after failing for 5 days.')
+  if (disabled) await failPendingSends(tx, endpointId, { kind: 'endpointDisabledFailing' })
 }

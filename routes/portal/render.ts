@@ -11,6 +11,9 @@ import { DEFAULT_SALES_TIME_ZONE as DEFAULT_TIME_ZONE } from '../../domain/sales
 import { detailSentence, errorSentence } from './i18n/api-messages.js'
 import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
+import { failureSentence, systemMessageSentence } from './i18n/stored-texts.js'
+import type { AttemptFailure } from '../../domain/attempt-failures.js'
+import type { SystemMessage } from '../../domain/system-messages.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -103,6 +106,9 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           words,
           plural,
           fmt: timeFormatter(locale, session?.tz ?? DEFAULT_TIME_ZONE),
+          // Stored English texts in the page's language, from their kind; null: none was stored (say the text).
+          failure: (failure?: AttemptFailure | null) => (failure ? failureSentence(locale, failure) : null),
+          systemMessage: (message?: SystemMessage) => (message ? systemMessageSentence(locale, message) : null),
           money: moneyFormatter(locale),
           locale,
           path,
