@@ -1,5 +1,5 @@
 -- What the portal needs to say stored English texts in the page's language
--- (docs/portal.md "Stored texts"): why an attempt failed as a kind and its numbers
+-- (docs/portal/building.md "Stored texts"): why an attempt failed as a kind and its numbers
 -- (domain/attempt-failures.ts; the attempts in attempt_log carry it as `failure`), and
 -- a system message's kind (domain/system-messages.ts). Rows written before have none:
 -- the portal shows their stored text as it is.

@@ -1,4 +1,4 @@
-// Texts the service stores in English, on Russian pages (docs/portal.md "Stored
+// Texts the service stores in English, on Russian pages (docs/portal/building.md "Stored
 // texts"): a webhook attempt's error, a delivery request's failed attempt and the
 // chat's system messages are said in Russian from the kind stored beside them,
 // while the API keeps returning the English text as it was; a row stored without

@@ -1,5 +1,5 @@
 // Texts the service stores in English, said in the page's language from the kind
-// stored beside them (docs/portal.md "Stored texts"): an attempt's failure and a
+// stored beside them (docs/portal/building.md "Stored texts"): an attempt's failure and a
 // chat's system message. A row written before its kind was kept has none: the page
 // shows its stored text as it is (marked lang="en").
 import type { PortalLocale } from '../../../domain/portal-token.js'

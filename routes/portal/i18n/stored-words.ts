@@ -1,4 +1,4 @@
-// The words for texts the service stores in English (docs/portal.md "Stored texts"):
+// The words for texts the service stores in English (docs/portal/building.md "Stored texts"):
 // why an attempt failed (domain/attempt-failures.ts) and the chat's system messages
 // (domain/system-messages.ts), said from their stored kind and numbers. Typed, so a
 // language without a sentence for a kind does not build. `{name}` parameters are the
