@@ -8,6 +8,7 @@
 //   schedule ends within 28 h; a manual retry of an older send is not counted);
 // - one send: its attempts, oldest first, with the receiver's answers.
 import type { AttemptFailure } from '../../domain/attempt-failures.js'
+import type { DisabledReason } from '../../domain/disabled-reasons.js'
 import type { Queryable } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { isoTime } from '../core/time.js'
@@ -32,6 +33,8 @@ export interface LoggedAttempt {
 
 export interface EndpointHealthDetail {
   failingSince: string | null
+  /** Why it is disabled as a kind (null: enabled, or disabled before migration 0021). */
+  disabledDetail: DisabledReason | null
   lastAttempt: LoggedAttempt | null
   attemptsLast24h: number
   failedLast24h: number
@@ -53,6 +56,7 @@ export async function endpointHealth (
   db: Queryable, shopId: string, endpointId: string
 ): Promise<EndpointHealthDetail | undefined> {
   const [row] = await run<EndpointHealthDetail>(db, `select ${isoTime('w.failing_since')} as "failingSince",
+      w.disabled_detail as "disabledDetail",
       (select a from webhook_deliveries d cross join lateral jsonb_array_elements(d.attempt_log) a
         where d.endpoint_id = w.id and d.created_at > now() - interval '2 days' and d.last_attempt_at is not null
         order by (a->>'at') desc limit 1) as "lastAttempt",

@@ -245,8 +245,8 @@ export async function recordAttempt (
       await tx.update(e).set({ failingSince: nowMs }).where(and(eq(e.id, item.endpointId), isNull(e.failingSince)))
     } else if (enabled && endpoint.failingFor >= DISABLE_AFTER_FAILING_MS) {
       const since = new Date(Date.now() - endpoint.failingFor).toISOString()
-      await disableFailingEndpoint(tx, item.shopId, item.endpointId, `Every delivery attempt since ${since} ` +
-        `failed (last: ${outcome.error}). Fix the endpoint, then enable it again.`)
+      await disableFailingEndpoint(tx, item.shopId, item.endpointId,
+        { kind: 'failing', since, last: outcome.error, lastFailure: outcome.failure ?? null })
       enabled = false
     }
     const delayMs = enabled ? retryDelayMs(item.attempts, retrySchedule) : null

@@ -1,5 +1,6 @@
 // The webhook tables (docs/webhooks.md): endpoints and the sends to them (events and delivery requests).
 import type { AttemptFailure } from '../../domain/attempt-failures.js'
+import type { DisabledReason } from '../../domain/disabled-reasons.js'
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { events, id, orders, shops, stamp, ts } from '../tables.js'
@@ -20,6 +21,8 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   description: text('description').notNull().default(''),
   enabled: boolean('enabled').notNull().default(true),
   disabledReason: text('disabled_reason'),
+  /** Why it is disabled as a kind and its numbers (domain/disabled-reasons.ts); null before 0021. */
+  disabledDetail: jsonb('disabled_detail').$type<DisabledReason>(),
   secret: text('secret').notNull(),
   previousSecret: text('previous_secret'),
   previousSecretExpiresAt: ts('previous_secret_expires_at'),

@@ -57,6 +57,14 @@ t.test('a failed webhook attempt, in Russian; the API still says it in English',
     }
   }
 
+  // Disabled through the API: the reason too.
+  const endpointUrl = `/v1/webhook-endpoints/${refused.id}`
+  const disabled = await app.inject({ method: 'PATCH', url: endpointUrl, headers: shop.headers, payload: { enabled: false } })
+  t.equal(disabled.json().data.endpoint.disabledReason, 'Disabled through the API.', 'the API\'s words are as before')
+  const off = await page(app, ru, `/portal/webhooks/${refused.id}`)
+  t.match(off, 'Отключён через API.')
+  t.notMatch(off, 'Disabled through the API.')
+
   // A row stored before its kind was kept: its text as it is, marked English.
   await app.db.execute(sql`update webhook_deliveries set last_error_detail = null,
     attempt_log = jsonb_build_array((attempt_log->0) - 'failure') where id = ${failed.id}`)

@@ -52,5 +52,9 @@ export const enStored: StoredWords<EnPlural> = {
     auto: 'Claim rejected by the shop.',
     operator: 'Claim rejected by the marketplace.'
   },
-  claimEscalated: 'The buyer escalated the claim to the marketplace.'
+  claimEscalated: 'The buyer escalated the claim to the marketplace.',
+  disabledByRequest: 'Disabled through the API.',
+  disabledFailing: 'Every delivery attempt since {since} failed (the last: {last}) Fix the endpoint, then enable it ' +
+    'again.',
+  disabledFailingNoLast: 'Every delivery attempt since {since} failed. Fix the endpoint, then enable it again.'
 }

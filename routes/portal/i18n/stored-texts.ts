@@ -5,6 +5,7 @@
 import type { PortalLocale } from '../../../domain/portal-token.js'
 import type { AttemptFailure } from '../../../domain/attempt-failures.js'
 import type { SystemMessage } from '../../../domain/system-messages.js'
+import type { DisabledReason } from '../../../domain/disabled-reasons.js'
 import { answerProblemSentence, ruleSentence } from './api-messages.js'
 import { enStored } from './en-stored.js'
 import { wordsOf } from './index.js'
@@ -35,6 +36,18 @@ export function failureSentence (locale: PortalLocale, failure: AttemptFailure):
     }
     default: return words.failure[failure.kind]
   }
+}
+
+/** Why an endpoint is disabled, in `locale`; `time` writes its times the page's way. */
+export function disabledReasonSentence (
+  locale: PortalLocale, reason: DisabledReason, time: (value: string) => string
+): string {
+  const words = stored[locale]
+  if (reason.kind === 'byRequest') return words.disabledByRequest
+  const since = time(reason.since)
+  return reason.lastFailure
+    ? fill(words.disabledFailing, { since, last: failureSentence(locale, reason.lastFailure) })
+    : fill(words.disabledFailingNoLast, { since })
 }
 
 /** A chat's system message, in `locale`. */

@@ -29,4 +29,8 @@ export interface StoredWords<P extends Plural = Plural> {
   claimRefunded: Record<ResolvedBy, string>
   claimRejected: Record<ResolvedBy, string>
   claimEscalated: string
+  /** Why an endpoint is disabled: through the API; failing since `{since}` (the last failure `{last}`, or none). */
+  disabledByRequest: string
+  disabledFailing: string
+  disabledFailingNoLast: string
 }
