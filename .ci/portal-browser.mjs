@@ -17,6 +17,7 @@
 // The parts, in the order they run, are in .ci/portal-browser/ (session.mjs: what they share).
 //   node .ci/portal-browser.mjs            (CHROMIUM names another binary)
 //   node .ci/portal-browser.mjs --docs     also writes docs/portal/*.png
+//   node .ci/portal-browser.mjs --only=narrow-screens   only the 390 px step (after entering the portal)
 // Ends with `portal browser: N passed, N failed`.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -33,6 +34,24 @@ import { webhookHealth } from './portal-browser/webhook-health.mjs'
 import { workplace } from './portal-browser/workplace.mjs'
 
 const JS_BUDGET = 100 * 1024
+/** `--only=narrow-screens`: that step alone; anything else named there is refused. */
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length)
+if (only !== undefined && only !== 'narrow-screens') {
+  console.error(`--only: unknown step "${only}" (known: narrow-screens)`)
+  process.exit(2)
+}
+
+async function allSteps () {
+  await apiKeysAndWebhooks(s)
+  const products = await stockAndSales(s)
+  const claimed = await claimsAndActivity(s, products)
+  await workplace(s, claimed)
+  await waitingOrders(s, products)
+  await webhookHealth(s)
+  await narrowScreens(s)
+  await russianAndSessionless(s, claimed)
+  s.finish()
+}
 
 const s = createSession()
 try {
@@ -45,15 +64,18 @@ try {
     `the portal's JavaScript is ${(jsBytes / 1024).toFixed(1)} KB gzipped (htmx and portal.js; budget 100 KB)`
   )
   await s.open()
-  await apiKeysAndWebhooks(s)
-  const products = await stockAndSales(s)
-  const claimed = await claimsAndActivity(s, products)
-  await workplace(s, claimed)
-  await waitingOrders(s, products)
-  await webhookHealth(s)
-  await narrowScreens(s)
-  await russianAndSessionless(s, claimed)
-  s.finish()
+  if (only === 'narrow-screens') {
+    // The step alone: enter with the printed link, in English, on Activity, as the steps before leave it.
+    await s.page.goto(s.link)
+    await s.page.goto(`${s.base}/portal/activity`)
+    const english = s.page.getByRole('button', { name: 'English' })
+    if (await english.count() > 0) await english.click()
+    await s.heading('Activity')
+    await narrowScreens(s)
+    s.finish()
+  } else {
+    await allSteps()
+  }
 } catch (err) {
   check(false, 'the seller portal in Chromium', err.stack ?? err.message)
   await s.page?.screenshot({ path: join(s.shots, 'failure.png') }).catch(() => {})

@@ -1,5 +1,6 @@
 // The database schema (drizzle). `npm run db:generate` turns changes here into
 // a committed SQL migration under db/migrations; the service applies them on start.
+import type { SystemMessage } from '../domain/system-messages.js'
 import { relations, sql } from 'drizzle-orm'
 import {
   bigint, boolean, check, customType, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp,
@@ -286,7 +287,9 @@ export const orderMessages = pgTable('order_messages', {
   /** Strictly increasing within an order: the chat cursor relies on it. */
   createdAt: stamp('created_at'),
   /** The chat rule that posted it (docs/chat-rules.md); null for every other message. No key: rules are deleted. */
-  ruleId: uuid('rule_id')
+  ruleId: uuid('rule_id'),
+  /** A system message's kind and numbers (domain/system-messages.ts), for the portal's words; else null. */
+  meaning: jsonb('meaning').$type<SystemMessage>()
 }, (t) => [uniqueIndex('order_messages_order_created_idx').on(t.orderId, t.createdAt)])
 
 export const ledgerEntries = pgTable('ledger_entries', {

@@ -5,6 +5,7 @@
 // locks. Every enum of claims is a const array here, which the wire's schemas
 // (schemas/claims.ts), the rows and the portal's words take as they are.
 import { ApiError, ruleOf, validationError } from './errors.js'
+import type { SystemMessage } from './system-messages.js'
 
 export const claimStatuses = ['open', 'replaced', 'refunded', 'rejected', 'escalated'] as const
 export type ClaimStatus = typeof claimStatuses[number]
@@ -181,16 +182,11 @@ export function replacedValues (
   return next
 }
 
-const byWhom = (by: ResolvedBy) => by === 'operator' ? ' by the marketplace' : ' by the shop'
-
-/** The chat's system message for each step: what happened, in words, never a value. */
+/** The chat's system message for each step (domain/system-messages.ts): what happened, never a value. */
 export const claimMessages = {
-  opened: (count: number) => 'The buyer opened a claim: ' +
-    `${count === 0 ? 'the order' : `${count} delivered value(s)`} reported as not working as described.`,
-  replaced: (by: ResolvedBy, count: number) => `Claim resolved: ${count} value(s) replaced` +
-    `${by === 'auto' ? ' automatically from stock' : by === 'operator' ? ' by the marketplace' : ' by the shop'}.`,
-  refunded: (by: ResolvedBy) => 'Claim resolved: the order was refunded' +
-    `${by === 'auto' ? ' because the shop did not answer in time' : byWhom(by)}.`,
-  rejected: (by: ResolvedBy) => `Claim rejected${by === 'operator' ? ' by the marketplace' : ' by the shop'}.`,
-  escalated: () => 'The buyer escalated the claim to the marketplace.'
+  opened: (count: number): SystemMessage => ({ kind: 'claimOpened', count }),
+  replaced: (by: ResolvedBy, count: number): SystemMessage => ({ kind: 'claimReplaced', by, count }),
+  refunded: (by: ResolvedBy): SystemMessage => ({ kind: 'claimRefunded', by }),
+  rejected: (by: ResolvedBy): SystemMessage => ({ kind: 'claimRejected', by }),
+  escalated: (): SystemMessage => ({ kind: 'claimEscalated' })
 } as const

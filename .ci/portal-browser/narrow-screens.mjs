@@ -5,7 +5,11 @@
 // in English and in Russian: the page scrolls no wider than the screen
 // (document.documentElement.scrollWidth <= 390), axe-core on each (inspect). The
 // Orders list, an order with its chat, Needs attention and a product's stock are also
-// shown at desktop width: with --docs these pages become docs/portal/*.png.
+// shown at desktop width: with --docs these pages become docs/portal/*.png. The pages
+// no link leads to (behind a form: a new key's and a rotated secret's page shown once,
+// the stock upload's result, the removal's confirmation and result) and the
+// confirmations (a claim's Replace / Refund / Reject, an order's cancel, deletions) are
+// opened too, at 390 px in both languages, by submitting their forms (postedPages).
 import { check } from './session.mjs'
 
 const PHONE = { width: 390, height: 844 }
@@ -60,12 +64,15 @@ async function longData (s) {
   await send('POST', `/v1/products/${product.id}/stock/items`, seller, { values: codes })
   const purchase = { productId: product.id, quantity: 1, fieldValues: [] }
   const { order } = await send('POST', '/internal/v1/orders', operator, purchase)
-  const claim = { reason: 'not_working', text: CHAT_TEXT.slice(0, 300) }
-  await send('POST', `/internal/v1/orders/${order.id}/claims`, operator, claim)
+  const claim = { reason: 'not_working', text: CHAT_TEXT.slice(0, 300), valueIndexes: [0] }
+  const opened = await send('POST', `/internal/v1/orders/${order.id}/claims`, operator, claim)
   await send('POST', `/internal/v1/orders/${order.id}/messages`, operator, { text: CHAT_TEXT })
   // An order waiting: the demo product delivers from no stock.
-  await send('POST', '/internal/v1/orders', operator, { productId: demo.id, quantity: 1, fieldValues: [] })
-  return { product, order }
+  const waiting = await send('POST', '/internal/v1/orders', operator,
+    { productId: demo.id, quantity: 1, fieldValues: [] })
+  const endpoints = (await api('GET', '/v1/webhook-endpoints', seller)).endpoints
+  const endpoint = endpoints.find((e) => e.url.includes(longPath))
+  return { product, order, claim: opened.claim, waiting: waiting.order, endpoint }
 }
 
 /**
@@ -104,10 +111,76 @@ async function everyPage (s, prefix) {
   return kinds
 }
 
+/**
+ * The pages behind a form and the confirmations, at 390 px in the session's language (`prefix`):
+ * no sideways scrolling, axe-core clean. Forms are found by their action, in either language.
+ */
+async function postedPages (s, prefix, data) {
+  const { page, base, inspect } = s
+  const { product, claim, waiting, endpoint } = data
+  const fits = async (name) => {
+    await page.waitForLoadState('load')
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    check(width <= PHONE.width, `${prefix}-390 ${name}: no sideways scrolling`, `scrollWidth ${width}`)
+    await inspect(`${prefix}-390-${name}`)
+  }
+  const open = async (name, path) => {
+    const res = await page.goto(`${base}${path}`)
+    check(res?.status() === 200, `${prefix}-390 ${name}: ${path} opens`, String(res?.status()))
+    await fits(name)
+  }
+  /** Submits the main form posting to `action` and waits for the page it answers with. */
+  const submit = async (name, action) => {
+    const answered = page.waitForResponse((r) =>
+      r.request().method() === 'POST' && new URL(r.url()).pathname === action)
+    await page.locator(`main form[action="${action}"] button[type="submit"]`).first().click()
+    check((await answered).status() < 400, `${prefix}-390 ${name}: the form is accepted`)
+    await page.waitForLoadState('load')
+    await page.waitForTimeout(200)
+    await fits(name)
+  }
+  await page.goto(`${base}/portal/api-keys`)
+  await page.locator('main form[action="/portal/api-keys"] [name="name"]').fill(KEY_NAME)
+  await submit('posted-api-key-secret', '/portal/api-keys')
+  for (const answer of ['replace', 'refund', 'reject']) {
+    await open(`confirm-claim-${answer}`, `/portal/claims/${claim.id}/${answer}`)
+  }
+  await open('confirm-order-cancel', `/portal/orders/${waiting.id}/cancel`)
+  await open('confirm-webhook-delete', `/portal/webhooks/${endpoint.id}/delete`)
+  await open('confirm-webhook-rotate', `/portal/webhooks/${endpoint.id}/rotate`)
+  await submit('posted-webhook-secret', `/portal/webhooks/${endpoint.id}/rotate`)
+  await open('confirm-delivery-delete', '/portal/delivery-endpoint/delete')
+  await open('confirm-delivery-rotate', '/portal/delivery-endpoint/rotate')
+  await submit('posted-delivery-secret', '/portal/delivery-endpoint/rotate')
+  await page.goto(`${base}/portal/stock/${product.id}/upload`)
+  const codes = Array.from({ length: 3 }, (_, i) => `${longWord(`UPLOADED-${prefix}-`, 120)}-${i}`)
+  await page.locator('main textarea[name="values"]').fill(codes.join('\n'))
+  await submit('posted-stock-uploaded', `/portal/stock/${product.id}/upload`)
+  await page.goto(`${base}/portal/stock/${product.id}`)
+  await page.locator('main input[name="ids"]').first().check()
+  await page.locator(`main form[action="/portal/stock/${product.id}/remove"] button[type="submit"]`).click()
+  await page.waitForURL(/\/remove\?/)
+  await fits('confirm-stock-remove')
+  await submit('posted-stock-removed', `/portal/stock/${product.id}/remove`)
+  // The Sales chart's labels on a phone: its narrow drawing, text at ≥ 11 px as shown (an SVG scales its text).
+  await page.goto(`${base}/portal/sales`)
+  const sizes = await page.evaluate(() => [...document.querySelectorAll('.chart__svg')]
+    .filter((svg) => svg.getBoundingClientRect().width > 0)
+    .flatMap((svg) => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width
+      return [...svg.querySelectorAll('.chart__label')]
+        .map((label) => parseFloat(globalThis.getComputedStyle(label).fontSize) * scale)
+    }))
+  check(sizes.length > 0 && Math.min(...sizes) >= 11, `${prefix}-390 Sales: the chart's labels read at 11 px or more`,
+    `label sizes: ${sizes.map((size) => size.toFixed(1)).join(', ')}`)
+  await fits('sales')
+}
+
 /** `s`: the open session, in English on Activity (session.mjs); leaves it so, at desktop width. */
 export async function narrowScreens (s) {
   const { page, base, inspect, heading } = s
-  const { product, order } = await longData(s)
+  const data = await longData(s)
+  const { product, order } = data
   // The key with a 200-character name, made on its page as a seller makes one.
   await page.goto(`${base}/portal/api-keys`)
   await page.getByRole('textbox', { name: 'Key name' }).fill(KEY_NAME)
@@ -140,6 +213,7 @@ export async function narrowScreens (s) {
         await inspect(`${prefix}-${name}`)
       }
     }
+    await postedPages(s, locale, data)
     const kinds = await everyPage(s, locale)
     check(kinds.size >= 20, `${locale}: every kind of page followed at 390 px (${kinds.size})`, [...kinds].join('\n'))
   }

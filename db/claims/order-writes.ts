@@ -14,6 +14,7 @@ import { runPrepared } from '../core/sql.js'
 import { isoTime, NOW_MS } from '../core/time.js'
 import { appendEventCtes, appendEventRowsCtes, type EventOutcome } from '../events/statements.js'
 import { messageText } from '../../domain/message-rules.js'
+import { systemMessageText, type SystemMessage } from '../../domain/system-messages.js'
 import { messageColumns, nextMessageTime } from '../orders/messages.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import { deliveredValuesParam, orderResponseColumns, type StoredOrder } from '../orders/row.js'
@@ -66,8 +67,8 @@ const replaceValuesSql = `with o as (
   ), r as (
     select ${orderResponseColumns('o')} from o
   ), m as (
-    insert into order_messages (order_id, sender_role, text, created_at)
-    select id, 'system', $3, last_message_at from o
+    insert into order_messages (order_id, sender_role, text, created_at, meaning)
+    select id, 'system', $3, last_message_at, $5::text::jsonb from o
     returning id, sender_role, text, created_at, rule_id
   ), mr as (
     select ${messageColumns('m')} from m
@@ -84,7 +85,7 @@ const replaceValuesSql = `with o as (
  * What the chat and the feed get with a replacement: the `system` message, and the
  * settled claim as the API shows it.
  */
-export interface ReplacementNews { message: string, claim: object }
+export interface ReplacementNews { message: SystemMessage, claim: object }
 
 /**
  * The order's delivered values become `values` (sealed by `cipher`:
@@ -96,8 +97,8 @@ export async function replaceOrderValues (
   tx: Tx, orderId: string, values: readonly string[], cipher: StockCipher | null, news: ReplacementNews
 ): Promise<StoredOrder> {
   const [row] = await runPrepared<StoredOrder & EventOutcome>(tx, replaceValuesSql,
-    [orderId, deliveredValuesParam(cipher, orderId, values), messageText(news.message),
-      JSON.stringify({ claim: news.claim })])
+    [orderId, deliveredValuesParam(cipher, orderId, values), messageText(systemMessageText(news.message)),
+      JSON.stringify({ claim: news.claim }), JSON.stringify(news.message)])
   const { eventShopId, ...order } = row
   notify(tx, { eventShopId })
   return order

@@ -10,6 +10,7 @@
 // the request is `pending`, and the order changes only while it is `paid` — so
 // whichever instance and however many answers arrive, one answer's values
 // deliver the order, and the rest are logged as not used.
+import { failureText, type AttemptFailure } from '../../domain/attempt-failures.js'
 import type { DeliveryRequestStatus } from '../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
 import type { Db, Queryable, Tx } from '../core/client.js'
@@ -22,6 +23,8 @@ import type { LeasedSend } from '../webhooks/queue.js'
 export type { DeliveryRequestStatus }
 
 export interface DeliveryAttempt { at: string, statusCode: number | null, error: string | null, durationMs: number }
+/** An attempt as the portal reads it: with why it failed as a kind (absent on attempts before 0021). */
+export interface LoggedDeliveryAttempt extends DeliveryAttempt { failure?: AttemptFailure | null }
 
 export interface DeliveryRequestRow {
   id: string
@@ -53,9 +56,12 @@ export const deliveryRequestCtes = (o: string, r: string) => `g as (select gen_r
     returning id
   )`
 
-const requestColumns = `d.id, d.order_id as "orderId", d.status, d.attempt_log as attempts,
+/** The request's columns; its attempts as the API shows them, or with their `failure` kinds for the portal. */
+const columnsOf = (attempts: string) => `d.id, d.order_id as "orderId", d.status, ${attempts} as attempts,
   ${isoTime('d.next_attempt_at')} as "nextAttemptAt", ${isoTime('d.created_at')} as "createdAt",
   ${isoTime('coalesce(d.updated_at, d.created_at)')} as "updatedAt"`
+const requestColumns = columnsOf(`(select coalesce(jsonb_agg(a - 'failure' order by n), '[]'::jsonb)
+  from jsonb_array_elements(d.attempt_log) with ordinality as logged (a, n))`)
 
 /** The order's request, when the order is the shop's (and visible to it) and had one. */
 export async function findDeliveryRequest (
@@ -108,8 +114,8 @@ export interface AnswerOfAttempt {
   durationMs: number
   /** The values of a valid answer; null when the attempt failed. */
   values: string[] | null
-  /** Why it failed, in words; null for a valid answer. */
-  error: string | null
+  /** Why it failed; null for a valid answer. */
+  failure: AttemptFailure | null
   /** 409 / 422: the endpoint cannot supply; no further attempt. */
   final: boolean
 }
@@ -139,36 +145,39 @@ export type RequestChange =
   | null
 
 /**
- * Appends the attempt (its time, status code, `error` and duration) to the
- * request's log, with the `change` to its status, schedule and lease.
+ * Appends the attempt (its time, status code, why it failed — in the API's words and as
+ * a kind — and duration) to the request's log, with the `change` to its status, schedule and lease.
  */
 export async function logRequestAttempt (
-  tx: Tx, requestId: string, answer: AnswerOfAttempt, error: string | null, change: RequestChange
+  tx: Tx, requestId: string, answer: AnswerOfAttempt, failure: AttemptFailure | null, change: RequestChange
 ): Promise<void> {
   let changes = ''
   if (change !== null) {
     const endLease = change.endLease ? ', lease_token = null, leased_until = null' : ''
     if ('retryInMs' in change) {
       changes = `, next_attempt_at = ${NOW_MS} + make_interval(secs => ${change.retryInMs / 1000}), ` +
-        `last_error = $3::text${endLease}`
+        `last_error = $3::text, last_error_detail = $5::text::jsonb${endLease}`
     } else {
-      const lastError = change.status === 'succeeded' ? 'null' : '$3::text'
-      changes = `, status = '${change.status}', next_attempt_at = null, last_error = ${lastError}${endLease}`
+      const [lastError, detail] = change.status === 'succeeded' ? ['null', 'null'] : ['$3::text', '$5::text::jsonb']
+      changes = `, status = '${change.status}', next_attempt_at = null, last_error = ${lastError}, ` +
+        `last_error_detail = ${detail}${endLease}`
     }
   }
   await run(tx, `update webhook_deliveries set attempt_log = attempt_log || jsonb_build_array(jsonb_build_object(
-      'at', ${isoTime(NOW_MS)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int)),
+      'at', ${isoTime(NOW_MS)}, 'statusCode', $2::int, 'error', $3::text, 'durationMs', $4::int,
+      'failure', $5::text::jsonb)),
       last_status_code = $2::int, updated_at = ${NOW_MS}${changes}
-    where id = $1`, [requestId, answer.statusCode, error, answer.durationMs])
+    where id = $1`, [requestId, answer.statusCode, failure === null ? null : failureText(failure), answer.durationMs,
+    failure === null ? null : JSON.stringify(failure)])
 }
 
-/** Ends the pending delivery requests to the endpoint `failed` with `reason`; returns their orders. */
-export async function failPendingRequests (tx: Tx, endpointId: string, reason: string): Promise<string[]> {
+/** Ends the pending delivery requests to the endpoint `failed`, saying `why`; returns their orders. */
+export async function failPendingRequests (tx: Tx, endpointId: string, why: AttemptFailure): Promise<string[]> {
   const failed = await run<{ orderId: string }>(tx,
     `update webhook_deliveries set status = 'failed', next_attempt_at = null, last_error = $2,
-      lease_token = null, leased_until = null, updated_at = ${NOW_MS}
+      last_error_detail = $3::text::jsonb, lease_token = null, leased_until = null, updated_at = ${NOW_MS}
     where endpoint_id = $1 and kind = 'delivery_request' and status = 'pending'
-    returning order_id as "orderId"`, [endpointId, reason])
+    returning order_id as "orderId"`, [endpointId, failureText(why), JSON.stringify(why)])
   return failed.map((f) => f.orderId)
 }
 
@@ -179,18 +188,20 @@ export async function failPendingRequests (tx: Tx, endpointId: string, reason: s
  */
 export async function requestStillWanted (db: Db, leased: LeasedSend): Promise<boolean> {
   if (leased.orderStatus === 'paid') return true
+  const why: AttemptFailure = { kind: 'notPaid', orderStatus: leased.orderStatus, sent: false }
   await run(db, `update webhook_deliveries set status = 'discarded', next_attempt_at = null, last_error = $3::text,
-      lease_token = null, leased_until = null, updated_at = ${NOW_MS}
+      last_error_detail = $4::text::jsonb, lease_token = null, leased_until = null, updated_at = ${NOW_MS}
     where id = $1 and lease_token = $2 and status = 'pending'`,
-  [leased.id, leased.leaseToken, `Not sent: the order is ${leased.orderStatus ?? 'gone'}, no longer paid.`])
+  [leased.id, leased.leaseToken, failureText(why), JSON.stringify(why)])
   return false
 }
 
 /** The shop's newest delivery requests (the portal's Delivery endpoint page), newest order first. */
 export async function listRecentDeliveryRequests (
   db: Queryable, shopId: string, limit: number
-): Promise<DeliveryRequestRow[]> {
-  return run<DeliveryRequestRow>(db, `select ${requestColumns} from orders o
+): Promise<Array<DeliveryRequestRow & { attempts: LoggedDeliveryAttempt[] }>> {
+  return run<DeliveryRequestRow & { attempts: LoggedDeliveryAttempt[] }>(db, `select ${columnsOf('d.attempt_log')}
+    from orders o
     join webhook_deliveries d on d.order_id = o.id and d.kind = 'delivery_request'
     where o.shop_id = $1 and o.external
     order by o.created_at desc, o.id desc limit $2`, [shopId, limit])

@@ -4,12 +4,13 @@
 // saw" never skips or repeats a message.
 import { notFound } from '../../domain/errors.js'
 import { messageText, type SenderRole } from '../../domain/message-rules.js'
-import type { Db, Tx } from '../core/client.js'
+import { systemMessageText, type SystemMessage } from '../../domain/system-messages.js'
+import type { Db, Queryable, Tx } from '../core/client.js'
 import { notifyAfterCommit } from '../core/notifications.js'
 import { appendEventCtes, notifyEvent, type EventOutcome } from '../events/statements.js'
 import { EVENTS_CHANNEL } from '../events/store.js'
 import type { OrderScope } from './orders.js'
-import { preparedOnce, rawQuery, runPrepared } from '../core/sql.js'
+import { preparedOnce, rawQuery, run, runPrepared } from '../core/sql.js'
 import { isoTime, toMilliseconds } from '../core/time.js'
 
 /** A chat message as the API returns it (MessageSchema in schemas/messages.ts). */
@@ -29,15 +30,16 @@ export const messageColumns = (m: string) =>
  * last_message_at serialises the posts to one order on its row and, after
  * waiting, sees the previous post's time (a max(created_at) read in the same
  * statement would not: one snapshot). $1 order, $2 role, $3 text, $4 shop; `onlyIf`, SQL
- * over the order's row `orders`, posts only when it holds (db/chat-rules/buyer-messages.ts).
+ * over the order's row `orders`, posts only when it holds (db/chat-rules/buyer-messages.ts);
+ * `meaning`, the parameter of a system message's kind (domain/system-messages.ts).
  */
-export const postMessageSql = (scoped: boolean, onlyIf?: string) => `with o as (
+export const postMessageSql = (scoped: boolean, onlyIf?: string, meaning?: string) => `with o as (
     update orders set last_message_at = ${nextMessageTime('orders')}
     where id = $1${scoped ? ' and shop_id = $4 and external' : ''}${onlyIf === undefined ? '' : ` and ${onlyIf}`}
     returning id, shop_id, external, last_message_at
   ), m as (
-    insert into order_messages (order_id, sender_role, text, created_at)
-    select id, $2, $3, last_message_at from o
+    insert into order_messages (order_id, sender_role, text, created_at${meaning === undefined ? '' : ', meaning'})
+    select id, $2, $3, last_message_at${meaning === undefined ? '' : `, ${meaning}::text::jsonb`} from o
     returning id, sender_role, text, created_at, rule_id
   ), r as (
     select ${messageColumns('m')} from m
@@ -64,22 +66,33 @@ export async function postMessage (
   return message
 }
 
-const postInTransactionSql = postMessageSql(false)
+const postInTransactionSql = postMessageSql(false, undefined, '$4')
 
 /**
  * A post inside `tx`, with the change it tells of (the claims' steps, docs/claims.md):
- * one statement, sent at once.
+ * one statement, sent at once. `meaning`: a system message's kind, kept beside its text.
  */
 export async function postMessageInTransaction (
-  tx: Tx, orderId: string, senderRole: SenderRole, text: string
+  tx: Tx, orderId: string, senderRole: SenderRole, text: string, meaning: SystemMessage | null = null
 ): Promise<void> {
-  const [row] = await runPrepared<EventOutcome>(tx, postInTransactionSql, [orderId, senderRole, messageText(text)])
+  const [row] = await runPrepared<EventOutcome>(tx, postInTransactionSql,
+    [orderId, senderRole, messageText(text), meaning === null ? null : JSON.stringify(meaning)])
   if (row?.eventShopId) notifyAfterCommit(tx, EVENTS_CHANNEL, row.eventShopId)
 }
 
-/** A `system` message inside `tx`: words only, never a value. */
-export const postSystemMessage = (tx: Tx, orderId: string, text: string) =>
-  postMessageInTransaction(tx, orderId, 'system', text)
+/** A `system` message inside `tx`: its English text, and its kind beside it. Words only, never a value. */
+export const postSystemMessage = (tx: Tx, orderId: string, message: SystemMessage) =>
+  postMessageInTransaction(tx, orderId, 'system', systemMessageText(message), message)
+
+/**
+ * The kinds of the order's system messages by message id (the portal says them in the page's
+ * language); a message written before its kind was kept has none. The caller checked the order is the shop's.
+ */
+export async function systemMessageMeanings (db: Queryable, orderId: string): Promise<Map<string, SystemMessage>> {
+  const rows = await run<{ id: string, meaning: SystemMessage }>(db,
+    'select id, meaning from order_messages where order_id = $1 and meaning is not null', [orderId])
+  return new Map(rows.map((row) => [row.id, row.meaning]))
+}
 
 /** $1 order, $2 shop, $3 limit, $4 cursor: visibility and the page in one round trip. */
 const listMessagesSql = (withCursor: boolean) => `

@@ -5,6 +5,7 @@
 // (db/events/statements.ts): each event then sees the endpoints either wholly
 // before or wholly after the change, so an event committed after a 201 / 200 is
 // delivered by its rules and none before it.
+import { disabledReasonText, type DisabledReason } from '../../domain/disabled-reasons.js'
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { generateWebhookSecret } from '../../domain/webhook-signing.js'
 import type { Queryable, Tx } from '../core/client.js'
@@ -80,7 +81,7 @@ export async function findEndpoint (
 
 export interface EndpointChanges { url?: string, eventTypes?: string[], description?: string, enabled?: boolean }
 
-const DISABLED_BY_REQUEST = 'Disabled through the API.'
+const BY_REQUEST: DisabledReason = { kind: 'byRequest' }
 
 /**
  * Applies `changes`, in the caller's transaction. Disabling fails the pending deliveries (none is sent
@@ -94,18 +95,21 @@ export async function updateEndpoint (
   const [endpoint] = await tx.update(webhookEndpoints)
     .set({
       ...changes,
-      ...(changes.enabled === true ? { disabledReason: null, failingSince: null } : {}),
+      ...(changes.enabled === true ? { disabledReason: null, disabledDetail: null, failingSince: null } : {}),
       // An endpoint disabled already keeps the reason it has (e.g. its failures).
       ...(changes.enabled === false
-        ? { disabledReason: sql`coalesce(${webhookEndpoints.disabledReason}, ${DISABLED_BY_REQUEST})` }
+        ? {
+            disabledReason: sql`coalesce(${webhookEndpoints.disabledReason}, ${disabledReasonText(BY_REQUEST)})`,
+            disabledDetail: sql`case when ${webhookEndpoints.disabledReason} is null
+              then ${JSON.stringify(BY_REQUEST)}::jsonb else ${webhookEndpoints.disabledDetail} end`
+          }
         : {}),
       updatedAt: nowMs
     })
     .where(ownedBy(shopId, endpointId))
     .returning(endpointColumns)
   if (endpoint && changes.enabled === false) {
-    await failPendingSends(tx, endpointId,
-      'Not sent: the endpoint was disabled.')
+    await failPendingSends(tx, endpointId, { kind: 'endpointDisabled' })
   }
   return endpoint
 }
@@ -153,12 +157,12 @@ export function rotatedSecret (secret: string) {
  * the shop row first, as every change of an endpoint's rules does.
  */
 export async function disableFailingEndpoint (
-  tx: Tx, shopId: string, endpointId: string, reason: string
+  tx: Tx, shopId: string, endpointId: string, reason: DisabledReason
 ): Promise<void> {
   await lockShop(tx, shopId)
   const [disabled] = await tx.update(webhookEndpoints)
-    .set({ enabled: false, disabledReason: reason, updatedAt: nowMs })
+    .set({ enabled: false, disabledReason: disabledReasonText(reason), disabledDetail: reason, updatedAt: nowMs })
     .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.enabled, true)))
     .returning({ id: webhookEndpoints.id })
-  if (disabled) await failPendingSends(tx, endpointId, 'Not sent: the endpoint was disabled after failing for 5 days.')
+  if (disabled) await failPendingSends(tx, endpointId, { kind: 'endpointDisabledFailing' })
 }

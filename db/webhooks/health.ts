@@ -7,6 +7,8 @@
 //   read from the attempt logs of the sends created in the last 2 days (the automatic
 //   schedule ends within 28 h; a manual retry of an older send is not counted);
 // - one send: its attempts, oldest first, with the receiver's answers.
+import type { AttemptFailure } from '../../domain/attempt-failures.js'
+import type { DisabledReason } from '../../domain/disabled-reasons.js'
 import type { Queryable } from '../core/client.js'
 import { run } from '../core/sql.js'
 import { isoTime } from '../core/time.js'
@@ -25,10 +27,14 @@ export interface LoggedAttempt {
   durationMs: number | null
   /** The first 1 KB of the answer's body; null or absent: no answer came (or it was made before answers were kept). */
   answer?: string | null
+  /** Why it failed as a kind (absent on attempts before migration 0021). */
+  failure?: AttemptFailure | null
 }
 
 export interface EndpointHealthDetail {
   failingSince: string | null
+  /** Why it is disabled as a kind (null: enabled, or disabled before migration 0021). */
+  disabledDetail: DisabledReason | null
   lastAttempt: LoggedAttempt | null
   attemptsLast24h: number
   failedLast24h: number
@@ -50,6 +56,7 @@ export async function endpointHealth (
   db: Queryable, shopId: string, endpointId: string
 ): Promise<EndpointHealthDetail | undefined> {
   const [row] = await run<EndpointHealthDetail>(db, `select ${isoTime('w.failing_since')} as "failingSince",
+      w.disabled_detail as "disabledDetail",
       (select a from webhook_deliveries d cross join lateral jsonb_array_elements(d.attempt_log) a
         where d.endpoint_id = w.id and d.created_at > now() - interval '2 days' and d.last_attempt_at is not null
         order by (a->>'at') desc limit 1) as "lastAttempt",
@@ -86,4 +93,16 @@ export async function findSendAttempts (
     where d.id = $3 and d.endpoint_id = $2 and w.shop_id = $1 and w.purpose = 'events'`,
   [shopId, endpointId, deliveryId])
   return row
+}
+
+/** Why the sends `ids` of the shop's endpoint last failed, as kinds, by send id (none: no kind stored). */
+export async function sendFailures (
+  db: Queryable, shopId: string, endpointId: string, ids: readonly string[]
+): Promise<Map<string, AttemptFailure>> {
+  if (ids.length === 0) return new Map()
+  const rows = await run<{ id: string, failure: AttemptFailure }>(db, `select d.id, d.last_error_detail as failure
+    from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+    where d.id = any($3::uuid[]) and d.endpoint_id = $2 and w.shop_id = $1 and d.last_error_detail is not null`,
+  [shopId, endpointId, `{${ids.join(',')}}`])
+  return new Map(rows.map((row) => [row.id, row.failure]))
 }

@@ -7,6 +7,7 @@
 // out, and the send is leased again.
 import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, sql } from 'drizzle-orm'
+import { failureText, type AttemptFailure } from '../../domain/attempt-failures.js'
 import { DISABLE_AFTER_FAILING_MS, retryDelayMs } from '../../domain/webhook-retry.js'
 import type { Db } from '../core/client.js'
 import { disableFailingEndpoint } from './endpoints.js'
@@ -170,8 +171,10 @@ export interface AttemptOutcome {
   ok: boolean
   /** The HTTP status answered; null when there was no answer. */
   statusCode: number | null
-  /** Why the attempt failed; null on success. */
+  /** Why the attempt failed, in the API's words; null on success. */
   error: string | null
+  /** The same as a kind and its numbers, for the portal's words (absent: not known). */
+  failure?: AttemptFailure | null
   /** The first 1 KB of the answer's body, when an answer came. */
   answer?: string | null
   /** How long the attempt took. */
@@ -191,7 +194,9 @@ const leaseEnd = { leaseToken: null, leasedUntil: null }
 const loggedAttempt = (outcome: AttemptOutcome) => sql`${webhookDeliveries.attemptLog} || jsonb_build_array(
   jsonb_build_object('at', ${sql.raw(isoTime('last_attempt_at'))}, 'statusCode', ${outcome.statusCode}::int,
     'error', ${outcome.error}::text, 'durationMs', ${outcome.durationMs ?? null}::int,
-    'answer', ${outcome.answer ?? null}::text))`
+    'answer', ${outcome.answer ?? null}::text, 'failure', ${failureParam(outcome)}::text::jsonb))`
+
+const failureParam = (outcome: AttemptOutcome) => (outcome.failure ? JSON.stringify(outcome.failure) : null)
 
 /**
  * Records the outcome of an attempt. A success ends the send and the
@@ -213,6 +218,7 @@ export async function recordAttempt (
         nextAttemptAt: null,
         lastStatusCode: outcome.statusCode,
         lastError: null,
+        lastErrorDetail: null,
         attemptLog: loggedAttempt(outcome),
         ...leaseEnd
       })
@@ -239,8 +245,8 @@ export async function recordAttempt (
       await tx.update(e).set({ failingSince: nowMs }).where(and(eq(e.id, item.endpointId), isNull(e.failingSince)))
     } else if (enabled && endpoint.failingFor >= DISABLE_AFTER_FAILING_MS) {
       const since = new Date(Date.now() - endpoint.failingFor).toISOString()
-      await disableFailingEndpoint(tx, item.shopId, item.endpointId, `Every delivery attempt since ${since} ` +
-        `failed (last: ${outcome.error}). Fix the endpoint, then enable it again.`)
+      await disableFailingEndpoint(tx, item.shopId, item.endpointId,
+        { kind: 'failing', since, last: outcome.error, lastFailure: outcome.failure ?? null })
       enabled = false
     }
     const delayMs = enabled ? retryDelayMs(item.attempts, retrySchedule) : null
@@ -250,6 +256,7 @@ export async function recordAttempt (
         nextAttemptAt: delayMs === null ? null : sql`${nowMs} + make_interval(secs => ${delayMs / 1000})`,
         lastStatusCode: outcome.statusCode,
         lastError: outcome.error,
+        lastErrorDetail: outcome.failure ?? null,
         attemptLog: loggedAttempt(outcome),
         ...leaseEnd
       })
@@ -261,10 +268,12 @@ export async function recordAttempt (
  * Gives back the leases of attempts cut short by a shutdown: the sends are
  * due at once, for another instance (or the next start) to attempt again.
  */
+const shutdown: AttemptFailure = { kind: 'shutdown' }
+
 export async function releaseSends (db: Db, items: LeasedSend[]): Promise<void> {
   for (const item of items) {
     await db.update(webhookDeliveries)
-      .set({ lastError: 'The attempt was cut short by a shutdown; it is made again.', ...leaseEnd })
+      .set({ lastError: failureText(shutdown), lastErrorDetail: shutdown, ...leaseEnd })
       .where(leaseHeld(item))
   }
 }

@@ -2,6 +2,7 @@
 // endpoint, and a manual retry. An event's deliveries are created with it by the
 // trigger events_webhook_fan_out (migration 0007), in the event's transaction. The worker's side of the queue is in
 // db/webhooks/queue.ts.
+import { failureText, type AttemptFailure } from '../../domain/attempt-failures.js'
 import { randomUUID } from 'node:crypto'
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import { WEBHOOK_TEST_EVENT } from '../../domain/event-types.js'
@@ -40,10 +41,10 @@ const sendColumns = {
   createdAt: webhookDeliveries.createdAt
 }
 
-/** Ends the pending sends of an endpoint that was disabled; they stay in the log as failed. */
-export async function failPendingSends (tx: Tx, endpointId: string, reason: string): Promise<void> {
+/** Ends the pending sends of an endpoint that was disabled; they stay in the log as failed, saying `why`. */
+export async function failPendingSends (tx: Tx, endpointId: string, why: AttemptFailure): Promise<void> {
   await tx.update(webhookDeliveries)
-    .set({ status: 'failed', nextAttemptAt: null, lastError: reason })
+    .set({ status: 'failed', nextAttemptAt: null, lastError: failureText(why), lastErrorDetail: why })
     .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')))
 }
 

@@ -1,4 +1,6 @@
 // The webhook tables (docs/webhooks.md): endpoints and the sends to them (events and delivery requests).
+import type { AttemptFailure } from '../../domain/attempt-failures.js'
+import type { DisabledReason } from '../../domain/disabled-reasons.js'
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { events, id, orders, shops, stamp, ts } from '../tables.js'
@@ -19,6 +21,8 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   description: text('description').notNull().default(''),
   enabled: boolean('enabled').notNull().default(true),
   disabledReason: text('disabled_reason'),
+  /** Why it is disabled as a kind and its numbers (domain/disabled-reasons.ts); null before 0021. */
+  disabledDetail: jsonb('disabled_detail').$type<DisabledReason>(),
   secret: text('secret').notNull(),
   previousSecret: text('previous_secret'),
   previousSecretExpiresAt: ts('previous_secret_expires_at'),
@@ -62,6 +66,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastAttemptAt: ts('last_attempt_at'),
   lastStatusCode: integer('last_status_code'),
   lastError: text('last_error'),
+  /** Why the last attempt failed as a kind and its numbers (domain/attempt-failures.ts); null before 0021. */
+  lastErrorDetail: jsonb('last_error_detail').$type<AttemptFailure>(),
   leaseToken: uuid('lease_token'),
   leasedUntil: ts('leased_until'),
   /** `event` (a webhook) or `delivery_request` (docs/delivery-endpoint.md: the order's request for its goods). */
@@ -77,7 +83,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
     statusCode: number | null,
     error: string | null,
     durationMs: number | null,
-    answer?: string | null
+    answer?: string | null,
+    failure?: AttemptFailure | null
   }>>().notNull().default(sql`'[]'::jsonb`),
   updatedAt: ts('updated_at'),
   createdAt: stamp('created_at')

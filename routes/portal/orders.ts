@@ -41,11 +41,12 @@ export default async function ordersPages (fastify: FastifyInstance) {
     const { shopId } = request.portalSession!
     const id = request.params.id
     const order = await orderService.getShopOrder(fastify, shopId, id)
-    const [events, claims, delivery, messages, rules] = await Promise.all([
+    const [events, claims, delivery, messages, meanings, rules] = await Promise.all([
       listOrderEvents(db, shopId, id),
       listOrderClaims(db, shopId, id),
       findDeliveryRequest(db, shopId, id),
       orderService.listMessages(db, shopId, id, undefined, MESSAGES_SHOWN),
+      orderService.systemMessageMeanings(db, order.id),
       listChatRules(db, shopId)
     ])
     return reply.portalPage('order', {
@@ -59,6 +60,7 @@ export default async function ordersPages (fastify: FastifyInstance) {
       claims,
       delivery,
       messages: messages ?? [],
+      meanings,
       ruleNames: Object.fromEntries(rules.map((rule) => [rule.id, rule.name])),
       ...data
     }, status)

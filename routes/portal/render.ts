@@ -11,6 +11,10 @@ import { DEFAULT_SALES_TIME_ZONE as DEFAULT_TIME_ZONE } from '../../domain/sales
 import { detailSentence, errorSentence } from './i18n/api-messages.js'
 import { moneyFormatter, pluralizer, timeFormatter, translator, wordsOf, type MessageKey } from './i18n/index.js'
 import type { Words } from './i18n/words.js'
+import { disabledReasonSentence, failureSentence, systemMessageSentence } from './i18n/stored-texts.js'
+import type { AttemptFailure } from '../../domain/attempt-failures.js'
+import type { SystemMessage } from '../../domain/system-messages.js'
+import type { DisabledReason } from '../../domain/disabled-reasons.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -90,6 +94,7 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
       const t = translator(locale)
       const words = wordsOf(locale)
       const plural = pluralizer(locale)
+      const fmt = timeFormatter(locale, session?.tz ?? DEFAULT_TIME_ZONE)
       const path = (data.canonical ?? request.url).split('?')[0]
       const badges = session ? await badgeCounts(fastify.db, session.shopId) : { claims: 0, waiting: 0 }
       if (request.method !== 'GET' && request.method !== 'HEAD') this.header('hx-push-url', data.canonical ?? path)
@@ -102,7 +107,12 @@ export function decoratePortalReplies (fastify: FastifyInstance) {
           t,
           words,
           plural,
-          fmt: timeFormatter(locale, session?.tz ?? DEFAULT_TIME_ZONE),
+          fmt,
+          // Stored English texts in the page's language, from their kind; null: none was stored (say the text).
+          failure: (failure?: AttemptFailure | null) => (failure ? failureSentence(locale, failure) : null),
+          systemMessage: (message?: SystemMessage) => (message ? systemMessageSentence(locale, message) : null),
+          disabledReason: (reason?: DisabledReason | null) =>
+            (reason ? disabledReasonSentence(locale, reason, fmt) : null),
           money: moneyFormatter(locale),
           locale,
           path,

@@ -103,7 +103,8 @@ export default async function salesPage (fastify: FastifyInstance) {
       periodLabel: (translate: Translate) => periodLabel(translate, locale, stats),
       partial: stats.rows.some((row) => partialPeriod(row.period, stats.groupBy, stats) !== null),
       chartDate: chartDate(locale, stats.groupBy),
-      chart: salesChart(stats)
+      chart: salesChart(stats),
+      narrowChart: salesChart(stats, 'narrow')
     })
   })
 }

@@ -12,7 +12,9 @@ import {
   listWebhookSends, retryFailedWebhookSends, retryWebhookSend, rotateWebhookSecret, sendWebhookTest,
   updateWebhookEndpoint
 } from '../../services/webhooks/service.js'
-import { webhookEndpointHealth, webhookEndpointsHealth } from '../../services/webhooks/health.js'
+import {
+  webhookEndpointHealth, webhookEndpointsHealth, webhookSendFailures
+} from '../../services/webhooks/health.js'
 import { hostOf, recordPortalAction } from './activity.js'
 import { attempt, formOf, list, text, validated, type Form } from './forms.js'
 import { pluralizer, translator, wordsOf } from './i18n/index.js'
@@ -80,6 +82,7 @@ export default async function webhooksPage (fastify: FastifyInstance) {
       canonical: `/portal/webhooks/${endpoint.id}`,
       endpoint,
       health: await webhookEndpointHealth(fastify, shopId, endpoint.id),
+      failures: await webhookSendFailures(fastify, shopId, endpoint.id, page.deliveries.map((send) => send.id)),
       ...page,
       paged: typeof after === 'string',
       ...data

@@ -18,6 +18,7 @@ import {
 } from '../../db/delivery-endpoint/endpoint.js'
 import { failPendingRequests } from '../../db/delivery-endpoint/requests.js'
 import { appendDeliveryFailedEvents } from '../../db/orders/fulfilment.js'
+import { failureText } from '../../domain/attempt-failures.js'
 import { judgeAnswer, type AnswerProblem } from '../../domain/delivery-answer.js'
 import { DELIVERY_REQUEST_TYPE } from '../../domain/event-types.js'
 import { checkWebhookUrl } from '../../domain/webhook-url.js'
@@ -40,8 +41,6 @@ export const deliveryEndpointNotFound = () =>
 function deliveryEndpointView (row: { url: string; createdAt: Date; updatedAt: Date }): DeliveryEndpointView {
   return { url: row.url, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }
 }
-
-const DELETED = 'Not sent: the delivery endpoint was deleted.'
 
 type DeliveryEndpointApp = Pick<FastifyInstance, 'db' | 'config' | 'webhookWorker'>
 
@@ -73,7 +72,8 @@ export async function deleteShopDeliveryEndpoint (app: Pick<FastifyInstance, 'db
   const endpoint = await app.db.transaction(async (tx) => {
     const locked = await lockDeliveryEndpoint(tx, shopId)
     if (!locked) return undefined
-    await appendDeliveryFailedEvents(tx, shopId, await failPendingRequests(tx, locked.id, DELETED), DELETED)
+    const orderIds = await failPendingRequests(tx, locked.id, { kind: 'deliveryEndpointDeleted' })
+    await appendDeliveryFailedEvents(tx, shopId, orderIds, failureText({ kind: 'deliveryEndpointDeleted' }))
     await removeEndpointRow(tx, locked.id)
     return locked
   })

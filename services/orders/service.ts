@@ -102,4 +102,4 @@ export function postSellerMessage (app: OrderApp, shopId: string, orderId: strin
 }
 
 export { ledgerView, listLedgerEntries } from '../../db/orders/ledger.js'
-export { listMessages } from '../../db/orders/messages.js'
+export { listMessages, systemMessageMeanings } from '../../db/orders/messages.js'

@@ -12,6 +12,7 @@ import { findOrder } from '../../db/orders/orders.js'
 import { retryDelayMs } from '../../domain/webhook-retry.js'
 import type { LeasedSend } from '../../db/webhooks/queue.js'
 import { judgeAnswer } from '../../domain/delivery-answer.js'
+import { failureText } from '../../domain/attempt-failures.js'
 import type { StockCipher } from '../../domain/stock-cipher.js'
 import { webhookBody } from './body.js'
 import type { Sender, SentAttempt } from './sender.js'
@@ -53,7 +54,9 @@ export async function attemptDeliveryRequest (
     statusCode: sent.statusCode,
     durationMs: sent.durationMs,
     values: judged.ok ? judged.values : null,
-    error: judged.ok ? null : judged.error,
+    failure: judged.ok
+      ? null
+      : sent.statusCode === null && sent.failure ? sent.failure : { kind: 'answer', problems: judged.findings },
     final: !judged.ok && judged.final
   }, options.retrySchedule)
   options.observe?.(outcome, sincePurchaseMs)
@@ -79,8 +82,7 @@ export async function recordRequestAttempt (
     const leaseHeld = request.leaseToken === leased.leaseToken
     if (answer.values !== null) {
       if (request.status !== 'pending') {
-        await logRequestAttempt(tx, leased.id, answer, 'Answer not used: the request had already ' +
-          `${request.status === 'succeeded' ? 'delivered the order' : `ended (${request.status})`}.`, null)
+        await logRequestAttempt(tx, leased.id, answer, { kind: 'answerNotUsed', requestStatus: request.status }, null)
         return { outcome: 'not_used' as const }
       }
       const fulfilled = await fulfilFromEndpoint(tx, cipher, request.shopId, request.orderId, answer.values)
@@ -89,23 +91,23 @@ export async function recordRequestAttempt (
         return { outcome: 'succeeded' as const, sincePurchaseMs: fulfilled.sincePurchaseMs }
       }
       const order = await findOrder(tx, request.orderId, null)
-      const why = `Answer not used: the order is ${order?.status}, no longer paid.`
+      const why = { kind: 'notPaid', orderStatus: order?.status ?? null, sent: true } as const
       await logRequestAttempt(tx, leased.id, answer, why, { status: 'discarded', endLease: true })
       return { outcome: 'discarded' as const }
     }
     // A failure decides the schedule only for the lease that holds the request.
     if (request.status !== 'pending' || !leaseHeld) {
-      await logRequestAttempt(tx, leased.id, answer, answer.error, null)
+      await logRequestAttempt(tx, leased.id, answer, answer.failure, null)
       return { outcome: 'not_used' as const }
     }
     const delayMs = answer.final ? null : retryDelayMs(request.attempts, retrySchedule)
     if (delayMs !== null) {
-      await logRequestAttempt(tx, leased.id, answer, answer.error, { retryInMs: delayMs, endLease: leaseHeld })
+      await logRequestAttempt(tx, leased.id, answer, answer.failure, { retryInMs: delayMs, endLease: leaseHeld })
       return { outcome: 'retried' as const }
     }
-    await logRequestAttempt(tx, leased.id, answer, answer.error, { status: 'failed', endLease: leaseHeld })
+    await logRequestAttempt(tx, leased.id, answer, answer.failure, { status: 'failed', endLease: leaseHeld })
     await appendDeliveryFailedEvents(tx, request.shopId, [request.orderId],
-      answer.error ?? 'The delivery request failed.')
+      answer.failure ? failureText(answer.failure) : 'The delivery request failed.')
     return { outcome: 'failed' as const }
   })
 }

@@ -2,7 +2,7 @@
 // attempts (docs/portal.md "Webhooks"): reads only, each scoped to the shop, with
 // the API's not-found errors (services/webhooks/service.ts).
 import type { FastifyInstance } from 'fastify'
-import { endpointHealth, endpointsHealth, findSendAttempts } from '../../db/webhooks/health.js'
+import { endpointHealth, endpointsHealth, findSendAttempts, sendFailures } from '../../db/webhooks/health.js'
 import { isUuid } from '../../domain/ids.js'
 import { endpointNotFound, sendNotFound } from './service.js'
 
@@ -33,3 +33,7 @@ export async function webhookSendAttempts (app: HealthApp, shopId: string, endpo
   if (!send) throw sendNotFound()
   return send
 }
+
+/** Why the listed sends of the endpoint last failed, as kinds, by send id, for the portal's words. */
+export const webhookSendFailures = (app: HealthApp, shopId: string, endpointId: string, ids: readonly string[]) =>
+  sendFailures(app.db, shopId, endpointId, ids)

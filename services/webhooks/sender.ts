@@ -12,7 +12,10 @@ import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../../d
 import { signatureHeader } from '../../domain/webhook-signing.js'
 import type { AttemptOutcome } from '../../db/webhooks/queue.js'
 import { MAX_ANSWER_BYTES } from '../../domain/delivery-answer.js'
-import { byCode, errorText, stringCode } from '../../lib/error-shape.js'
+import { errorText, stringCode } from '../../lib/error-shape.js'
+import {
+  connectionErrors, failureText, type AttemptFailure, type ConnectionError
+} from '../../domain/attempt-failures.js'
 
 /** Read from an answer at most this much (then the connection is dropped). */
 const MAX_RESPONSE_BYTES = 4096
@@ -44,7 +47,11 @@ export interface Sender {
   close: () => Promise<void>
 }
 
-class RefusedAddressError extends Error {}
+class RefusedAddressError extends Error {
+  constructor (readonly host: string, readonly reasons: string) {
+    super(failureText({ kind: 'noPublicAddress', host, reasons }))
+  }
+}
 
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void
 
@@ -55,34 +62,28 @@ function publicOnlyLookup (hostname: string, options: LookupOptions, callback: L
     const allowed = addresses.filter((a) => refusedAddressReason(a.address) === null)
     if (allowed.length === 0) {
       const reasons = addresses.map((a) => refusedAddressReason(a.address)).join('; ')
-      return callback(new RefusedAddressError(`Not sent: ${hostname} resolves to no public address ` +
-        `(${reasons}); webhooks go to public addresses only.`), [])
+      return callback(new RefusedAddressError(hostname, reasons), [])
     }
     if (options.all) callback(null, allowed)
     else callback(null, allowed[0].address, allowed[0].family)
   })
 }
 
-const connectionErrors: Record<string, string> = {
-  ECONNREFUSED: 'The connection was refused.',
-  ECONNRESET: 'The connection was reset before an answer.',
-  UND_ERR_SOCKET: 'The connection closed before an answer.',
-  ENOTFOUND: 'The host name does not resolve.',
-  EAI_AGAIN: 'The host name could not be resolved (temporary DNS failure).',
-  EHOSTUNREACH: 'The host is unreachable.',
-  ENETUNREACH: 'The network is unreachable.'
-}
+/** An attempt that failed: the failure, and its English words as the API says them. */
+const failed = (failure: AttemptFailure, statusCode: number | null = null) =>
+  ({ ok: false, statusCode, error: failureText(failure), failure })
 
-/** Why an attempt got no answer, in one sentence, whatever was thrown. */
-function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number, cutShort: boolean): string {
-  if (timedOut) return `No answer within ${timeoutMs} ms.`
-  if (err instanceof RefusedAddressError) return err.message
-  const known = byCode(connectionErrors, err)
-  if (known) return known
+/** Why an attempt got no answer, whatever was thrown. */
+function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number, cutShort: boolean): AttemptFailure {
+  if (timedOut) return { kind: 'timeout', ms: timeoutMs }
+  if (err instanceof RefusedAddressError) return { kind: 'noPublicAddress', host: err.host, reasons: err.reasons }
   const code = stringCode(err)
-  if (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT')) return `No answer within ${timeoutMs} ms.`
-  if (cutShort) return 'Cut short before an answer (the caller went away or the instance is shutting down).'
-  return errorText(err, 'The request failed before an answer.')
+  if (code !== undefined && Object.hasOwn(connectionErrors, code)) {
+    return { kind: 'connection', code: code as ConnectionError }
+  }
+  if (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT')) return { kind: 'timeout', ms: timeoutMs }
+  if (cutShort) return { kind: 'cutShort' }
+  return { kind: 'beforeAnswer', message: errorText(err, 'The request failed before an answer.') }
 }
 
 export function createSender (rules: EgressRules & { timeoutMs: number }): Sender {
@@ -101,7 +102,7 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
   async function attempt (request: WebhookRequest): Promise<AttemptOutcome & Partial<SentAttempt>> {
     // Checked again: the rules may be stricter now than when the URL was saved.
     const check = checkWebhookUrl(request.url, rules)
-    if (!check.ok) return { ok: false, statusCode: null, error: `Not sent: the URL ${check.problem}.` }
+    if (!check.ok) return failed({ kind: 'urlRefused', problem: check.problem, rule: check.rule })
     const url = new URL(check.url)
     const timestamp = Math.floor(Date.now() / 1000)
     const timeoutMs = request.answer?.timeoutMs ?? rules.timeoutMs
@@ -130,14 +131,11 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
       // keeps the connection reusable; a larger or slower answer is cut off.
       const answer = await answerExcerpt(response, signal)
       const status = response.statusCode
-      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null, answer }
-      if (status >= 300 && status < 400) {
-        return { ok: false, statusCode: status, error: `HTTP ${status}: redirects are not followed.`, answer }
-      }
-      return { ok: false, statusCode: status, error: `HTTP ${status}.`, answer }
+      if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null, failure: null, answer }
+      const failure: AttemptFailure = { kind: status >= 300 && status < 400 ? 'redirect' : 'status', status }
+      return { ...failed(failure, status), answer }
     } catch (err) {
-      const error = describeFailure(err, timeout.aborted, timeoutMs, request.signal.aborted)
-      return { ok: false, statusCode: null, error }
+      return failed(describeFailure(err, timeout.aborted, timeoutMs, request.signal.aborted))
     }
   }
 
@@ -189,9 +187,9 @@ export function createSender (rules: EgressRules & { timeoutMs: number }): Sende
     }
     const status = response.statusCode
     return {
-      ok: status === 200,
-      statusCode: status,
-      error: status === 200 ? null : `HTTP ${status}.`,
+      ...(status === 200
+        ? { ok: true, statusCode: status, error: null, failure: null }
+        : failed({ kind: 'status', status }, status)),
       body: Buffer.concat(chunks).toString('utf8'),
       tooLarge
     }

@@ -6,6 +6,7 @@
 // while an attempt waits for its answer. It leases again right after attempts
 // end (those ending within 10 ms together) or wake() is called, and otherwise
 // polls every `pollIntervalMs`.
+import { failureText } from '../../domain/attempt-failures.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../../db/core/client.js'
 import {
@@ -172,10 +173,12 @@ export function createWebhookWorker (options: WorkerOptions): WebhookWorker {
       if (err instanceof StockKeyError) {
         const message = 'webhook body: the order\'s values cannot be decrypted'
         log.error({ err: { message: err.message }, deliveryId: item.id }, message)
-        return { ok: false, statusCode: null, error: `Not sent: ${err.message}` }
+        const failure = { kind: 'cannotDecrypt', message: err.message } as const
+        return { ok: false, statusCode: null, error: failureText(failure), failure }
       }
       log.error({ err, deliveryId: item.id }, 'webhook body could not be serialized')
-      return { ok: false, statusCode: null, error: 'Not sent: the event could not be serialized.' }
+      const failure = { kind: 'notSerialized' } as const
+      return { ok: false, statusCode: null, error: failureText(failure), failure }
     }
     return sender.send({
       url: item.url,

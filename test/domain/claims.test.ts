@@ -3,6 +3,7 @@ import {
   canEscalate, checkClaimable, checkClaimAction, checkClaimCount, checkReplacementValues, claimActions, claimMessages, claimText,
   DAY_MS, replacedValues, reportedIndexes, respondByOf, type ClaimStatus
 } from '../../domain/claims.js'
+import { systemMessageText } from '../../domain/system-messages.js'
 import { ApiError } from '../../domain/errors.js'
 
 const codeOf = (fn: () => unknown) => {
@@ -85,5 +86,8 @@ t.test('texts, notes and replacement values', async (t) => {
 t.test('chat messages name what happened, never a value', async (t) => {
   const texts = [claimMessages.opened(2), claimMessages.opened(0), claimMessages.replaced('auto', 1), claimMessages.refunded('auto'),
     claimMessages.rejected('seller'), claimMessages.escalated()]
-  for (const text of texts) t.ok(text.length > 10 && !text.includes('undefined'), text)
+  for (const text of texts.map(systemMessageText)) t.ok(text.length > 10 && !text.includes('undefined'), text)
+  t.equal(systemMessageText(claimMessages.opened(1)),
+    'The buyer opened a claim: 1 delivered value reported as not working as described.')
+  t.equal(systemMessageText(claimMessages.replaced('seller', 2)), 'Claim resolved: 2 values replaced by the shop.')
 })

@@ -26,7 +26,7 @@ t.test('Sales: the API\'s figures as a chart and a table, by period or product, 
   t.match(byDay.body, `${api.from} to ${api.to}, UTC`)
   // 30 days, each a row of the table and a bar of the chart.
   t.equal(byDay.body.match(/<th scope="row"><time datetime="/g)?.length, 30)
-  t.equal(byDay.body.match(/class="chart__bar"/g)?.length, 30)
+  t.equal(byDay.body.match(/class="chart__bar"/g)?.length, 60, 'each bar in both drawings, wide and narrow')
   const totals = /<tfoot>([\s\S]*?)<\/tfoot>/.exec(byDay.body)![1]
   const cells = [...totals.matchAll(/<td class="number">([^<]*)<\/td>/g)].map((m) => m[1])
   t.same(cells, ['2', '2', '0.30 ₽', '0.00 ₽', '0.30 ₽'])

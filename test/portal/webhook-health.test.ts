@@ -76,7 +76,8 @@ t.test('an endpoint\'s health, its attempts with the answers, Retry all failed',
   t.match(view, /<h3 id="attempt-2">Attempt 2, [^<]+<\/h3>[\s\S]*<h3 id="attempt-1">Attempt 1, /, 'newest first')
   t.equal(view.match(/<span class="tag tag--red">500<\/span>/g)?.length, 2)
   t.equal(view.match(/<pre class="answer">database is down<\/pre>/g)?.length, 2, 'the receiver\'s answer')
-  t.equal(view.match(/<span lang="en">HTTP 500.<\/span>/g)?.length, 2)
+  t.equal(view.match(/<dd>Answered HTTP 500.<\/dd>/g)?.length, 2, 'the error in the page\'s words')
+  t.equal(send.lastError, 'HTTP 500.', 'the API\'s words are as before')
 
   const [goodSend] = (await deliveries(app, shop, good.id)).deliveries
   const goodView = main((await page(app, session, `/portal/webhooks/${good.id}/deliveries/${goodSend.id}`)).body)
