@@ -1,5 +1,5 @@
 // The preview of a rule's text (docs/chat-rules.md): rendered by the very
-// function that renders it when a rule fires (chat_rule_render,
+// function that renders it when a rule fires (chat_rule_text,
 // db/chat-rules/triggers.sql), for one order the shop sees through /v1. Posts nothing.
 import { ApiError, notFound } from '../../domain/errors.js'
 import { claimPlaceholders, type TemplateSegment } from '../../domain/chat-rule-template.js'
@@ -16,14 +16,15 @@ export async function previewChatRule (
   db: Queryable, shopId: string, orderId: string, template: TemplateSegment[]
 ): Promise<string> {
   const [row] = await run<{ text: string, claimed: boolean }>(db, `
-    select r.body as text, c.vals is not null as claimed
+    select chat_rule_text($3::text::jsonb,
+        chat_rule_values(o.id, o.product_title, o.quantity, o.amount) || coalesce(c.vals, '{}'::jsonb),
+        o.field_values) as text,
+      c.vals is not null as claimed
     from orders o
     left join lateral (
       select jsonb_build_object('claimReason', reason, 'claimRespondBy', ${isoTime('respond_by')}) as vals
       from claims where order_id = o.id order by created_at desc limit 1
     ) c on true
-    cross join lateral chat_rule_render($3::text::jsonb,
-      chat_rule_values(o.id, o.product_title, o.quantity, o.amount) || coalesce(c.vals, '{}'::jsonb), o.field_values) r
     where o.id = $1 and o.shop_id = $2 and o.external`, [orderId, shopId, JSON.stringify(template)])
   if (!row) throw notFound('Order')
   const needsClaim = template.some((segment) =>

@@ -2,20 +2,14 @@
 -- answer in the transaction of the change they answer, so a change that rolls
 -- back posts nothing and a committed one is answered exactly once, on whichever
 -- instance made it. The migration 0015_chat_rules created them; 0016_chat_rules_one_post redefined
--- chat_rules_on_event as it is here; 0018_chat_rules_buyer_post added chat_rules_buyer_post;
--- 0022_chat_rules_set_post added chat_rule_render and redefined chat_rule_text, chat_rule_values and
--- chat_rules_post.
+-- chat_rule_text, chat_rules_post and chat_rules_on_event as they are here; 0018_chat_rules_buyer_post
+-- added chat_rules_buyer_post.
 --
--- chat_rule_render     a rule's parsed template rendered for an order: trimmed, cut to 4 000 characters. An SQL
---                      function of one SELECT, which the planner inlines into the statement calling it (the
---                      post, the preview): no function call or cursor per rule.
--- chat_rule_text       the same as a plain function, for the previous version's preview (a rolling start).
--- chat_rule_values     the placeholders' values of an order. STABLE, as its to_char is: the planner then
---                      inlines it (declared IMMUTABLE, it was planned anew as a function on every call).
+-- chat_rule_text       a rule's parsed template rendered for an order: trimmed, cut to 4 000 characters.
+-- chat_rule_values     the placeholders' values of an order.
 -- chat_rules_post      posts rules' messages in an order's chat (as the shop, with `ruleId`), each with
 --                      its message.created event (and chat.seller_called when the rule calls the seller),
---                      at most 20 rule messages per order; counts them in chat_rule_counters. After its two
---                      checks (the order, the cap), one set-based statement renders, posts and counts.
+--                      at most 20 rule messages per order; counts them in chat_rule_counters.
 -- chat_rules_on_event  the order and claim events' rules, fired by a deferred trigger at commit, after
 --                      every event and system message of the change: the shop's first such event of the
 --                      transaction answers all of the shop's events of it, each order's run of events with
@@ -33,85 +27,105 @@
 -- chat_rules_remind_due  up to N due reminders, each posted once (FOR UPDATE SKIP LOCKED); returns how many
 --                      it took and the shops it posted to (Node sends their hint after the commit).
 -- Messages posted by rules never fire rules: the trigger ignores message events.
-CREATE FUNCTION chat_rule_render(template jsonb, vals jsonb, fields jsonb) RETURNS TABLE (body text)
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT left(regexp_replace(coalesce(string_agg(CASE WHEN t.s ? 'text' THEN t.s->>'text'
-      WHEN t.s ? 'field' THEN coalesce((SELECT f.v->>'value' FROM jsonb_array_elements(fields) WITH ORDINALITY f(v, n)
-        WHERE f.v->>'label' = t.s->>'field' ORDER BY f.n LIMIT 1), '')
-      ELSE coalesce(vals->>(t.s->>'placeholder'), '') END, '' ORDER BY t.ord), ''), '^\s+|\s+$', '', 'g'), 4000)
-  FROM jsonb_array_elements(template) WITH ORDINALITY t(s, ord)
-$$;
---> statement-breakpoint
 CREATE FUNCTION chat_rule_text(template jsonb, vals jsonb, fields jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT body FROM chat_rule_render(template, vals, fields)
-$$;
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s jsonb;
+  f jsonb;
+  body text := '';
+  piece text;
+BEGIN
+  FOR s IN SELECT value FROM jsonb_array_elements(template) LOOP
+    IF s ? 'text' THEN
+      body := body || (s->>'text');
+    ELSIF s ? 'field' THEN
+      piece := '';
+      FOR f IN SELECT value FROM jsonb_array_elements(fields) LOOP
+        IF f->>'label' = s->>'field' THEN
+          piece := coalesce(f->>'value', '');
+          EXIT;
+        END IF;
+      END LOOP;
+      body := body || piece;
+    ELSE
+      body := body || coalesce(vals->>(s->>'placeholder'), '');
+    END IF;
+  END LOOP;
+  RETURN left(regexp_replace(body, '^\s+|\s+$', '', 'g'), 4000);
+END $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rule_values(order_id uuid, product_title text, quantity integer, amount numeric) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql IMMUTABLE AS $$
   SELECT jsonb_build_object('orderId', order_id, 'productTitle', product_title, 'quantity', quantity::text,
     'amount', to_char(amount, 'FM999999999999990.00'))
 $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rules_post(p_order uuid, p_rules uuid[], p_vals jsonb, p_buyer_message jsonb)
-RETURNS integer LANGUAGE plpgsql
--- One plan for every call: planned anew per call (a custom plan), the statement's planning cost more than its run.
-SET plan_cache_mode = force_generic_plan AS $$
+RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   o record;
+  r record;
   posted integer;
-  v_n integer;
   v_vals jsonb;
+  v_body text;
+  v_rules uuid[] := '{}';
+  v_texts text[] := '{}';
+  v_calls boolean[] := '{}';
+  v_ids uuid[] := '{}';
+  v_types text[] := '{}';
+  v_data jsonb[] := '{}';
+  v_at timestamptz;
+  n integer;
+  k integer;
+  v_last timestamptz;
+  v_seq bigint;
 BEGIN
   SELECT id, shop_id, external, product_title, quantity, amount, field_values INTO o FROM orders WHERE id = p_order;
   IF NOT FOUND OR NOT o.external OR cardinality(p_rules) = 0 THEN RETURN 0; END IF;
   SELECT count(*) INTO posted FROM order_messages WHERE order_id = p_order AND rule_id IS NOT NULL;
   IF posted >= 20 THEN RETURN 0; END IF;
   v_vals := chat_rule_values(o.id, o.product_title, o.quantity, o.amount) || p_vals;
-  -- One statement: the rules' texts in order (empty ones skipped, up to the cap), the messages 1 ms apart
-  -- after the chat's last, each one's message.created event and then its chat.seller_called if any.
-  WITH rendered AS (
-    SELECT u.k, cr.id AS rule_id, cr.call_seller AND p_buyer_message IS NOT NULL AS calls,
-      r.body
-    FROM unnest(p_rules) WITH ORDINALITY u(id, k) JOIN chat_rules cr ON cr.id = u.id
-      CROSS JOIN LATERAL chat_rule_render(cr.template, v_vals, o.field_values) r
-  ), kept AS MATERIALIZED (
-    SELECT gen_random_uuid() AS id, row_number() OVER (ORDER BY k) AS i, rule_id, calls, body,
-      count(*) OVER () AS n,
-      row_number() OVER (ORDER BY k) + coalesce(sum(calls::int) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING
-        AND 1 PRECEDING), 0) AS ev
-    FROM (SELECT * FROM rendered WHERE body <> '' ORDER BY k LIMIT 20 - posted) r
-  ), chat AS (
-    UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
-      last_message_at + interval '1 millisecond') + ((SELECT max(n) FROM kept) - 1) * interval '1 millisecond'
-    WHERE id = p_order AND EXISTS (SELECT FROM kept) RETURNING last_message_at AS last
-  ), message AS (
-    SELECT k.*, chat.last - (k.n - k.i) * interval '1 millisecond' AS at FROM kept k, chat
-  ), inserted AS (
-    INSERT INTO order_messages (id, order_id, sender_role, text, created_at, rule_id)
-    SELECT id, p_order, 'seller', body, at, rule_id FROM message
-  ), seq AS (
-    UPDATE shops SET event_seq = event_seq + (SELECT count(*) + count(*) FILTER (WHERE calls) FROM kept)
-    WHERE id = o.shop_id AND EXISTS (SELECT FROM kept) RETURNING event_seq - (SELECT count(*) + count(*) FILTER (WHERE calls) FROM kept) AS base
-  ), posted_events AS (
-    INSERT INTO events (shop_id, seq, type, data)
-    SELECT o.shop_id, seq.base + m.ev, 'message.created', jsonb_build_object('orderId', p_order, 'message',
-      jsonb_build_object('id', m.id, 'senderRole', 'seller', 'text', m.body,
-        'createdAt', to_char(m.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', m.rule_id))
-    FROM message m, seq
-    UNION ALL
-    SELECT o.shop_id, seq.base + m.ev + 1, 'chat.seller_called',
-      jsonb_build_object('orderId', p_order, 'message', p_buyer_message, 'ruleId', m.rule_id)
-    FROM message m, seq WHERE m.calls
-    ORDER BY 2
-  ), counted AS (
-    INSERT INTO chat_rule_counters AS c (rule_id, fired_count, last_fired_at)
-    SELECT rule_id, count(*), max(at) FROM message GROUP BY rule_id
-    ON CONFLICT (rule_id) DO UPDATE SET fired_count = c.fired_count + excluded.fired_count,
-      last_fired_at = excluded.last_fired_at
-  )
-  SELECT count(*) INTO v_n FROM message;
-  RETURN v_n;
+  -- The rules' texts in order, empty ones skipped, up to the cap.
+  FOR r IN SELECT cr.id, cr.template, cr.call_seller FROM unnest(p_rules) WITH ORDINALITY u(id, k)
+      JOIN chat_rules cr ON cr.id = u.id ORDER BY u.k LOOP
+    EXIT WHEN posted + cardinality(v_rules) >= 20;
+    v_body := chat_rule_text(r.template, v_vals, o.field_values);
+    CONTINUE WHEN v_body = '';
+    v_rules := v_rules || r.id;
+    v_texts := v_texts || v_body;
+    v_calls := v_calls || (r.call_seller AND p_buyer_message IS NOT NULL);
+  END LOOP;
+  n := cardinality(v_rules);
+  IF n = 0 THEN RETURN 0; END IF;
+  -- The messages 1 ms apart after the chat's last; each one's event, then its chat.seller_called if any.
+  UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
+    last_message_at + interval '1 millisecond') + (n - 1) * interval '1 millisecond'
+  WHERE id = p_order RETURNING last_message_at INTO v_last;
+  FOR k IN 1..n LOOP
+    v_ids := v_ids || gen_random_uuid();
+    v_at := v_last - (n - k) * interval '1 millisecond';
+    v_types := v_types || 'message.created'::text;
+    v_data := v_data || jsonb_build_object('orderId', p_order, 'message', jsonb_build_object('id', v_ids[k],
+      'senderRole', 'seller', 'text', v_texts[k],
+      'createdAt', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', v_rules[k]));
+    IF v_calls[k] THEN
+      v_types := v_types || 'chat.seller_called'::text;
+      v_data := v_data || jsonb_build_object('orderId', p_order, 'message', p_buyer_message, 'ruleId', v_rules[k]);
+    END IF;
+  END LOOP;
+  INSERT INTO order_messages (id, order_id, sender_role, text, created_at, rule_id)
+  SELECT u.id, p_order, 'seller', u.body, v_last - (n - u.k) * interval '1 millisecond', u.rule
+  FROM unnest(v_ids, v_texts, v_rules) WITH ORDINALITY u(id, body, rule, k);
+  UPDATE shops SET event_seq = event_seq + cardinality(v_types) WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
+  INSERT INTO events (shop_id, seq, type, data)
+  SELECT o.shop_id, v_seq - cardinality(v_types) + u.k, u.type, u.data
+  FROM unnest(v_types, v_data) WITH ORDINALITY u(type, data, k);
+  INSERT INTO chat_rule_counters AS c (rule_id, fired_count, last_fired_at)
+  SELECT u.id, count(*), max(v_last - (n - u.k) * interval '1 millisecond')
+  FROM unnest(v_rules) WITH ORDINALITY u(id, k) GROUP BY u.id
+  ON CONFLICT (rule_id) DO UPDATE SET fired_count = c.fired_count + excluded.fired_count,
+    last_fired_at = excluded.last_fired_at;
+  RETURN n;
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rules_on_event() RETURNS trigger LANGUAGE plpgsql AS $$
