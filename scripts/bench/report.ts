@@ -63,7 +63,6 @@ export const targets: Target[] = [
   { row: 'feed page: the same, values stored plain (as before sealing)', goal: 'reported', value: (r) => r.feed && r.feed.clearPage.service.rps / r.feed.clearPage.baseline.rps, pass: () => true, format: ratio },
   { row: `chat rules: stock purchase, 5 rules vs none, ${RULE_SHOPS} shops`, goal: '≥ 0.8× without rules', value: (r) => r.chatRules && r.chatRules.purchase.service.rps / r.chatRules.purchase.baseline.rps, pass: (v) => v >= 0.8, format: ratio },
   { row: 'chat rules: the floor (the same rows, written bare) vs none', goal: 'reported', value: (r) => r.chatRules && r.chatRules.floor.service.rps / r.chatRules.floor.baseline.rps, pass: () => true, format: ratio },
-  { row: 'chat rules: 5 rules vs the floor', goal: 'reported', value: (r) => r.chatRules && r.chatRules.overFloor.service.rps / r.chatRules.overFloor.baseline.rps, pass: () => true, format: ratio },
   { row: 'chat rules: buyer message p99, 100 rules vs none', goal: '≤ 1.5× without rules', value: (r) => r.chatRules && r.chatRules.message.service.p99 / r.chatRules.message.baseline.p99, pass: (v) => v <= 1.5, format: ratio },
   { row: `chat rules: ${DUE_REMINDERS} reminders due at once, 2 instances (each once)`, goal: '≤ 60 s', value: (r) => r.chatRules && (r.chatRules.reminders.once ? r.chatRules.reminders.seconds : 1e9), pass: (v) => v <= 60, format: (v) => v < 1e9 ? `${v.toFixed(1)} s` : 'not once' },
   { row: 'stock: upload of 10 000 codes', goal: '< 2 000 ms', value: (r) => r.stock?.uploadMs, pass: (v) => v < 2000, format: (v) => `${v.toFixed(0)} ms` }
@@ -113,7 +112,6 @@ export function runTable (index: number, run: RunResult): string {
   if (run.chatRules) {
     pair('purchase, no rules / 5 rules', run.chatRules.purchase)
     pair('purchase, no rules / the floor', run.chatRules.floor)
-    pair('purchase, the floor / 5 rules', run.chatRules.overFloor)
     pair('buyer message, no rules / 100 rules', run.chatRules.message)
     const r = run.chatRules.reminders
     lines.push(`(chat rules: ${r.reminded} reminders in ${fmt(r.seconds, 1)} s on 2 instances, each once: ${r.once})`)
