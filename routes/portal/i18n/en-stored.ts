@@ -1,5 +1,6 @@
 // The English words for the stored texts (stored-words.ts): the API's own sentences,
 // with codes where the API says values, and real plurals.
+import { connectionErrors } from '../../../domain/attempt-failures.js'
 import type { EnPlural } from './words.js'
 import type { StoredWords } from './stored-words.js'
 
@@ -21,15 +22,8 @@ export const enStored: StoredWords<EnPlural> = {
     endpointDisabledFailing: 'Not sent: the endpoint was disabled after failing for 5 days.',
     deliveryEndpointDeleted: 'Not sent: the delivery endpoint was deleted.'
   },
-  connection: {
-    ECONNREFUSED: 'The connection was refused.',
-    ECONNRESET: 'The connection was reset before an answer.',
-    UND_ERR_SOCKET: 'The connection closed before an answer.',
-    ENOTFOUND: 'The host name does not resolve.',
-    EAI_AGAIN: 'The host name could not be resolved (temporary DNS failure).',
-    EHOSTUNREACH: 'The host is unreachable.',
-    ENETUNREACH: 'The network is unreachable.'
-  },
+  // The API's own sentences for them (domain/attempt-failures.ts).
+  connection: connectionErrors,
   notPaidNotSent: 'Not sent: the order is {status}, no longer paid.',
   orderGone: 'gone',
   claimOpenedOrder: 'The buyer opened a claim: the whole order is reported as not working as described.',
