@@ -264,12 +264,12 @@ export async function recordAttempt (
   })
 }
 
+const shutdown: AttemptFailure = { kind: 'shutdown' }
+
 /**
  * Gives back the leases of attempts cut short by a shutdown: the sends are
  * due at once, for another instance (or the next start) to attempt again.
  */
-const shutdown: AttemptFailure = { kind: 'shutdown' }
-
 export async function releaseSends (db: Db, items: LeasedSend[]): Promise<void> {
   for (const item of items) {
     await db.update(webhookDeliveries)

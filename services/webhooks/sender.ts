@@ -12,7 +12,7 @@ import { checkWebhookUrl, refusedAddressReason, type EgressRules } from '../../d
 import { signatureHeader } from '../../domain/webhook-signing.js'
 import type { AttemptOutcome } from '../../db/webhooks/queue.js'
 import { MAX_ANSWER_BYTES } from '../../domain/delivery-answer.js'
-import { errorText, stringCode } from '../../lib/error-shape.js'
+import { byCode, errorText, stringCode } from '../../lib/error-shape.js'
 import {
   connectionErrors, failureText, type AttemptFailure, type ConnectionError
 } from '../../domain/attempt-failures.js'
@@ -78,9 +78,7 @@ function describeFailure (err: unknown, timedOut: boolean, timeoutMs: number, cu
   if (timedOut) return { kind: 'timeout', ms: timeoutMs }
   if (err instanceof RefusedAddressError) return { kind: 'noPublicAddress', host: err.host, reasons: err.reasons }
   const code = stringCode(err)
-  if (code !== undefined && Object.hasOwn(connectionErrors, code)) {
-    return { kind: 'connection', code: code as ConnectionError }
-  }
+  if (byCode(connectionErrors, err) !== undefined) return { kind: 'connection', code: code as ConnectionError }
   if (code?.startsWith('UND_ERR_') && code.endsWith('TIMEOUT')) return { kind: 'timeout', ms: timeoutMs }
   if (cutShort) return { kind: 'cutShort' }
   return { kind: 'beforeAnswer', message: errorText(err, 'The request failed before an answer.') }
