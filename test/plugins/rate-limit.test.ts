@@ -5,6 +5,7 @@ import { build, buildBehindDatabaseRelay, createShop, internalHeaders } from '..
 import { testRedisUrl } from '../fixtures/databases.js'
 import { anyCategoryId, productInput } from '../fixtures/products.js'
 import { tcpRelay, viaRelay } from '../fixtures/tcp-relay.js'
+import { until } from '../fixtures/until.js'
 
 t.test('per key, shared by two instances through Redis', async (t) => {
   const a = await build(t, { RATE_LIMIT_MAX: 5, RATE_LIMIT_WINDOW_MS: 60_000 })
@@ -113,8 +114,10 @@ t.test('Redis down: limits fail open, idempotent requests fail closed, then it r
     recovered = Number(res.headers['ratelimit-remaining']) < 98
   }
   t.ok(recovered, 'counting in Redis again without a restart')
-  // Ready again too: each check has 1 s, which a busy machine can stretch past once.
+  // Ready again too, once the breakers' probes have seen it (each check has 1 s, which a busy
+  // machine can stretch): polled for up to 10 s, not ten checks in a row, which can all come
+  // before the next probe.
   let readiness = 0
-  for (let i = 0; i < 10 && readiness !== 200; i++) readiness = (await app.inject({ method: 'GET', url: '/readyz' })).statusCode
+  await until(async () => (readiness = (await app.inject({ method: 'GET', url: '/readyz' })).statusCode) === 200, 10_000, 100)
   t.equal(readiness, 200, 'ready again without a restart')
 })
