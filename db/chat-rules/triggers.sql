@@ -3,13 +3,18 @@
 -- back posts nothing and a committed one is answered exactly once, on whichever
 -- instance made it. The migration 0015_chat_rules created them; 0016_chat_rules_one_post redefined
 -- chat_rule_text, chat_rules_post and chat_rules_on_event as they are here; 0018_chat_rules_buyer_post
--- added chat_rules_buyer_post.
+-- added chat_rules_buyer_post; 0022_chat_rules_shop_row_last redefined chat_rules_post (the events
+-- written last, the buyer's message event with them), chat_rules_buyer_post and chat_rule_values (STABLE,
+-- so the planner inlines it).
 --
 -- chat_rule_text       a rule's parsed template rendered for an order: trimmed, cut to 4 000 characters.
 -- chat_rule_values     the placeholders' values of an order.
 -- chat_rules_post      posts rules' messages in an order's chat (as the shop, with `ruleId`), each with
 --                      its message.created event (and chat.seller_called when the rule calls the seller),
---                      at most 20 rule messages per order; counts them in chat_rule_counters.
+--                      at most 20 rule messages per order; counts them in chat_rule_counters. It reads
+--                      and writes everything else first and the shop's event_seq last, so a concurrent
+--                      change of the shop waits for the events and the commit only; given p_buyer_event,
+--                      the buyer's message (p_buyer_message) gets its message.created first among them.
 -- chat_rules_on_event  the order and claim events' rules, fired by a deferred trigger at commit, after
 --                      every event and system message of the change: the shop's first such event of the
 --                      transaction answers all of the shop's events of it, each order's run of events with
@@ -23,7 +28,8 @@
 --                      candidates were matched against the shop's current rules (its chat_rules_version;
 --                      otherwise it posts nothing and returns the version), posts the message with its
 --                      message.created event as db/orders/messages.ts does, and answers it as chat_rules_answer
---                      would, from what the post already knows (the order's row, the message).
+--                      would, from what the post already knows (the order's row, the message); the message's
+--                      event is written by chat_rules_post with the answers', after them.
 -- chat_rules_remind_due  up to N due reminders, each posted once (FOR UPDATE SKIP LOCKED); returns how many
 --                      it took and the shops it posted to (Node sends their hint after the commit).
 -- Messages posted by rules never fire rules: the trigger ignores message events.
@@ -55,76 +61,78 @@ BEGIN
 END $$;
 --> statement-breakpoint
 CREATE FUNCTION chat_rule_values(order_id uuid, product_title text, quantity integer, amount numeric) RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('orderId', order_id, 'productTitle', product_title, 'quantity', quantity::text,
     'amount', to_char(amount, 'FM999999999999990.00'))
 $$;
 --> statement-breakpoint
-CREATE FUNCTION chat_rules_post(p_order uuid, p_rules uuid[], p_vals jsonb, p_buyer_message jsonb)
+CREATE FUNCTION chat_rules_post(p_order uuid, p_rules uuid[], p_vals jsonb, p_buyer_message jsonb,
+  p_buyer_event boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   o record;
-  r record;
-  posted integer;
-  v_vals jsonb;
-  v_body text;
-  v_rules uuid[] := '{}';
-  v_texts text[] := '{}';
-  v_calls boolean[] := '{}';
-  v_ids uuid[] := '{}';
-  v_types text[] := '{}';
-  v_data jsonb[] := '{}';
-  v_at timestamptz;
-  n integer;
-  k integer;
+  v_rules uuid[];
+  v_texts text[];
+  v_calls boolean[];
+  v_ids uuid[];
+  n integer := 0;
+  v_events integer;
   v_last timestamptz;
   v_seq bigint;
 BEGIN
-  SELECT id, shop_id, external, product_title, quantity, amount, field_values INTO o FROM orders WHERE id = p_order;
-  IF NOT FOUND OR NOT o.external OR cardinality(p_rules) = 0 THEN RETURN 0; END IF;
-  SELECT count(*) INTO posted FROM order_messages WHERE order_id = p_order AND rule_id IS NOT NULL;
-  IF posted >= 20 THEN RETURN 0; END IF;
-  v_vals := chat_rule_values(o.id, o.product_title, o.quantity, o.amount) || p_vals;
-  -- The rules' texts in order, empty ones skipped, up to the cap.
-  FOR r IN SELECT cr.id, cr.template, cr.call_seller FROM unnest(p_rules) WITH ORDINALITY u(id, k)
-      JOIN chat_rules cr ON cr.id = u.id ORDER BY u.k LOOP
-    EXIT WHEN posted + cardinality(v_rules) >= 20;
-    v_body := chat_rule_text(r.template, v_vals, o.field_values);
-    CONTINUE WHEN v_body = '';
-    v_rules := v_rules || r.id;
-    v_texts := v_texts || v_body;
-    v_calls := v_calls || (r.call_seller AND p_buyer_message IS NOT NULL);
-  END LOOP;
-  n := cardinality(v_rules);
-  IF n = 0 THEN RETURN 0; END IF;
-  -- The messages 1 ms apart after the chat's last; each one's event, then its chat.seller_called if any.
-  UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
-    last_message_at + interval '1 millisecond') + (n - 1) * interval '1 millisecond'
-  WHERE id = p_order RETURNING last_message_at INTO v_last;
-  FOR k IN 1..n LOOP
-    v_ids := v_ids || gen_random_uuid();
-    v_at := v_last - (n - k) * interval '1 millisecond';
-    v_types := v_types || 'message.created'::text;
-    v_data := v_data || jsonb_build_object('orderId', p_order, 'message', jsonb_build_object('id', v_ids[k],
-      'senderRole', 'seller', 'text', v_texts[k],
-      'createdAt', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', v_rules[k]));
-    IF v_calls[k] THEN
-      v_types := v_types || 'chat.seller_called'::text;
-      v_data := v_data || jsonb_build_object('orderId', p_order, 'message', p_buyer_message, 'ruleId', v_rules[k]);
-    END IF;
-  END LOOP;
-  INSERT INTO order_messages (id, order_id, sender_role, text, created_at, rule_id)
-  SELECT u.id, p_order, 'seller', u.body, v_last - (n - u.k) * interval '1 millisecond', u.rule
-  FROM unnest(v_ids, v_texts, v_rules) WITH ORDINALITY u(id, body, rule, k);
-  UPDATE shops SET event_seq = event_seq + cardinality(v_types) WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
+  SELECT x.shop_id, x.field_values, chat_rule_values(x.id, x.product_title, x.quantity, x.amount) || p_vals AS vals,
+    (SELECT count(*) FROM order_messages m WHERE m.order_id = x.id AND m.rule_id IS NOT NULL) AS posted
+  INTO o FROM orders x WHERE x.id = p_order AND x.external;
+  IF NOT FOUND THEN RETURN 0; END IF;
+  -- The rules' texts in order, empty ones skipped, up to the cap (OFFSET 0: each text is rendered
+  -- for the given rules only, never pushed down into a scan of every rule).
+  IF cardinality(p_rules) > 0 AND o.posted < 20 THEN
+    SELECT array_agg(r.id ORDER BY r.k), array_agg(r.body ORDER BY r.k), array_agg(r.call ORDER BY r.k)
+    INTO v_rules, v_texts, v_calls
+    FROM (SELECT s.k, s.id, s.call, s.body FROM (
+        SELECT u.k, cr.id, cr.call_seller AND p_buyer_message IS NOT NULL AS call,
+          chat_rule_text(cr.template, o.vals, o.field_values) AS body
+        FROM unnest(p_rules) WITH ORDINALITY u(id, k) JOIN chat_rules cr ON cr.id = u.id OFFSET 0) s
+      WHERE s.body <> '' ORDER BY s.k LIMIT 20 - o.posted) r;
+    n := coalesce(cardinality(v_rules), 0);
+  END IF;
+  -- The messages 1 ms apart after the chat's last.
+  IF n > 0 THEN
+    UPDATE orders SET last_message_at = greatest(date_trunc('milliseconds', clock_timestamp()),
+      last_message_at + interval '1 millisecond') + (n - 1) * interval '1 millisecond'
+    WHERE id = p_order RETURNING last_message_at INTO v_last;
+    v_ids := ARRAY(SELECT gen_random_uuid() FROM generate_series(1, n));
+    INSERT INTO order_messages (id, order_id, sender_role, text, created_at, rule_id)
+    SELECT u.id, p_order, 'seller', u.body, v_last - (n - u.k) * interval '1 millisecond', u.rule
+    FROM unnest(v_ids, v_texts, v_rules) WITH ORDINALITY u(id, body, rule, k);
+  END IF;
+  -- The events last, so the shop's row (its event_seq) is held from here to the commit only: the buyer's
+  -- message first when asked, then each rule message's message.created and its chat.seller_called if any.
+  v_events := n + CASE WHEN p_buyer_event THEN 1 ELSE 0 END + coalesce(cardinality(array_positions(v_calls, true)), 0);
+  IF v_events = 0 THEN RETURN 0; END IF;
+  UPDATE shops SET event_seq = event_seq + v_events WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
   INSERT INTO events (shop_id, seq, type, data)
-  SELECT o.shop_id, v_seq - cardinality(v_types) + u.k, u.type, u.data
-  FROM unnest(v_types, v_data) WITH ORDINALITY u(type, data, k);
-  INSERT INTO chat_rule_counters AS c (rule_id, fired_count, last_fired_at)
-  SELECT u.id, count(*), max(v_last - (n - u.k) * interval '1 millisecond')
-  FROM unnest(v_rules) WITH ORDINALITY u(id, k) GROUP BY u.id
-  ON CONFLICT (rule_id) DO UPDATE SET fired_count = c.fired_count + excluded.fired_count,
-    last_fired_at = excluded.last_fired_at;
+  SELECT o.shop_id, v_seq - v_events + row_number() OVER (ORDER BY e.k, e.sub), e.type, e.data FROM (
+    SELECT 0 AS k, 0 AS sub, 'message.created' AS type,
+      jsonb_build_object('orderId', p_order, 'message', p_buyer_message) AS data
+    WHERE p_buyer_event
+    UNION ALL
+    SELECT u.k, 0, 'message.created', jsonb_build_object('orderId', p_order, 'message', jsonb_build_object('id', u.id,
+      'senderRole', 'seller', 'text', u.body, 'createdAt',
+      to_char((v_last - (n - u.k) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'ruleId', u.rule))
+    FROM unnest(v_ids, v_texts, v_rules) WITH ORDINALITY u(id, body, rule, k)
+    UNION ALL
+    SELECT u.k, 1, 'chat.seller_called', jsonb_build_object('orderId', p_order, 'message', p_buyer_message, 'ruleId', u.rule)
+    FROM unnest(v_rules, v_calls) WITH ORDINALITY u(rule, call, k) WHERE u.call
+  ) e;
+  IF n > 0 THEN
+    INSERT INTO chat_rule_counters AS c (rule_id, fired_count, last_fired_at)
+    SELECT u.id, count(*), max(v_last - (n - u.k) * interval '1 millisecond')
+    FROM unnest(v_rules) WITH ORDINALITY u(id, k) GROUP BY u.id ORDER BY u.id
+    ON CONFLICT (rule_id) DO UPDATE SET fired_count = c.fired_count + excluded.fired_count,
+      last_fired_at = excluded.last_fired_at;
+  END IF;
   RETURN n;
 END $$;
 --> statement-breakpoint
@@ -238,7 +246,6 @@ DECLARE
   o record;
   v_message jsonb;
   v_id uuid;
-  v_seq bigint;
   v_rules uuid[] := '{}';
   v_keyword uuid;
 BEGIN
@@ -256,11 +263,9 @@ BEGIN
     'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'ruleId', rule_id)
   INTO v_id, v_message;
   IF NOT o.external THEN RETURN jsonb_build_object('message', v_message, 'eventShopId', NULL); END IF;
-  UPDATE shops SET event_seq = event_seq + 1 WHERE id = o.shop_id RETURNING event_seq INTO v_seq;
-  INSERT INTO events (shop_id, seq, type, data)
-  VALUES (o.shop_id, v_seq, 'message.created', jsonb_build_object('orderId', o.id, 'message', v_message));
   -- Under the order row's lock: the greeting for the chat's first buyer message, then the first
-  -- candidate not cooling down in this chat; chat_rules_post keeps the cap.
+  -- candidate not cooling down in this chat; chat_rules_post keeps the cap and writes the message's
+  -- event with the answers' (the shop's row taken last).
   IF NOT EXISTS (SELECT 1 FROM order_messages b
       WHERE b.order_id = p_order AND b.sender_role = 'buyer' AND b.id <> v_id) THEN
     SELECT coalesce(array_agg(cr.id ORDER BY cr.priority, cr.created_at, cr.id), '{}') INTO v_rules
@@ -278,7 +283,7 @@ BEGIN
     ORDER BY u.k LIMIT 1;
     IF v_keyword IS NOT NULL THEN v_rules := v_rules || v_keyword; END IF;
   END IF;
-  IF cardinality(v_rules) > 0 THEN PERFORM chat_rules_post(p_order, v_rules, '{}', v_message); END IF;
+  PERFORM chat_rules_post(p_order, v_rules, '{}', v_message, true);
   RETURN jsonb_build_object('message', v_message, 'eventShopId', o.shop_id);
 END $$;
 --> statement-breakpoint

@@ -58,6 +58,7 @@ t.test('callSeller: chat.seller_called with the buyer\'s message right after the
   t.same(types.slice(-3), ['message.created', 'message.created', 'chat.seller_called'])
   t.same(events.at(-1)!.data, { orderId: order.id, message: posted, ruleId: rule.id })
   t.equal(events.at(-2)!.data.message.ruleId, rule.id)
+  t.same(events.at(-3)!.data, { orderId: order.id, message: posted }, 'the buyer\'s own message.created comes first')
 })
 
 t.test('rule messages never fire rules; messages of an order without automation are not answered', async (t) => {
