@@ -11,7 +11,7 @@
 // Which matched rule answers is decided in the database under the order's lock.
 import type { FastifyInstance } from 'fastify'
 import { compileKeywordRules } from '../../domain/chat-rule-keywords.js'
-import { notFound } from '../../domain/errors.js'
+import { ApiError, notFound } from '../../domain/errors.js'
 import { messageText } from '../../domain/message-rules.js'
 import type { Db } from '../../db/core/client.js'
 import { keywordRulesOf, postAndAnswer, postUnlessRules } from '../../db/chat-rules/buyer-messages.js'
@@ -22,6 +22,8 @@ interface Cache { matchers: Map<string, Matchers>, shopOfOrder: Map<string, stri
 const caches = new WeakMap<Db, Cache>()
 const MAX_CACHED_SHOPS = 10_000
 const MAX_CACHED_ORDERS = 100_000
+/** Matchings against a version of the shop's rules that the post finds changed, before giving up. */
+const MAX_MATCH_ATTEMPTS = 5
 
 function cacheOf (db: Db): Cache {
   let cache = caches.get(db)
@@ -64,7 +66,7 @@ export async function postBuyerMessage (
     version = probed.rulesVersion
     rememberShop(db, orderId, shopId)
   }
-  for (;;) {
+  for (let attempt = 1; attempt <= MAX_MATCH_ATTEMPTS; attempt++) {
     const matchers = await matchersOf(db, shopId, version)
     const posted = await postAndAnswer(db, orderId, text, matchers.version, matchers.match(text))
     if (!posted) throw notFound('Order')
@@ -72,4 +74,7 @@ export async function postBuyerMessage (
     // The rules changed since they were compiled: compiled again, at least at the version seen.
     version = posted.rulesVersion
   }
+  // Edited faster than a message can be matched: nothing was posted, the buyer's client sends it again.
+  throw new ApiError('SERVICE_UNAVAILABLE',
+    'The shop\'s chat rules changed while the message was matched; retry shortly.')
 }
