@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module'
 import type postgres from 'postgres'
 import type { Redis } from 'ioredis'
-import { backendCpuSeconds, backendCpuSince, cpuSeconds, log, type Server } from './processes.js'
+import { backendCpuSeconds, backendCpuSince, backendsSettled, cpuSeconds, log, sleep, type Server } from './processes.js'
 
 interface Histogram { average: number, mean: number, stddev: number, min: number, max: number, total: number, p50: number, p90: number, p99: number }
 interface AutocannonResult {
@@ -164,6 +164,10 @@ async function slice (side: Side, tally: Tally, seconds: number, settings: LoadS
   tally.requests += result.requests.total
   tally.seconds += result.duration
   for (const t of result.times) tally.times.push(t)
+  // The load generator stops with requests in flight; the server finishes them before the other side's
+  // slice begins, so the sides never run at once (their transactions could deadlock on each other's rows).
+  if (server.applicationName) await backendsSettled(settings.monitor, database, server.applicationName)
+  else await sleep(250)
 }
 
 /**

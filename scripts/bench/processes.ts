@@ -190,6 +190,24 @@ export async function backendCpuSeconds (monitor: postgres.Sql, database: string
   return cpu
 }
 
+/**
+ * Waits (at most `timeoutMs`) until no backend of `applicationName` is running a
+ * statement or holding a transaction open: what a load generator stopped with
+ * requests in flight left the server to finish.
+ */
+export async function backendsSettled (
+  monitor: postgres.Sql, database: string, applicationName: string, timeoutMs = 3000
+): Promise<void> {
+  const until = performance.now() + timeoutMs
+  while (performance.now() < until) {
+    const [{ busy }] = await monitor<{ busy: number }[]>`
+      select count(*)::int as busy from pg_stat_activity where datname = ${database}
+        and application_name = ${applicationName} and state in ('active', 'idle in transaction')`
+    if (busy === 0) return
+    await sleep(20)
+  }
+}
+
 /** CPU seconds used since `before` by the backends in it that still exist. */
 export function backendCpuSince (before: Map<number, number>): number {
   let used = 0
