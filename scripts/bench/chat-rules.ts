@@ -170,7 +170,7 @@ export async function chatRulesRun (
       if (res.status !== 201) throw new Error(`chat rules warm-up: ${path} ${res.status} ${await res.text()}`)
     }
   }
-  // The buyer's message first: its p99 is the most sensitive to the purchases' rows (autovacuum).
+  // The buyer's message first, before this run's purchases add their rows to the tables it writes.
   const message = await pair(
     { server: service, workload: buyerMessages(fixtures.messages.without, token) },
     { server: service, workload: buyerMessages(fixtures.messages.withRules, token) })
