@@ -2,11 +2,12 @@
 // the very first message, one keyword answer per message by priority with
 // cooldowns, `chat.seller_called`, and the same under concurrency, on two instances.
 import t from 'tap'
-import { build, createShop } from '../helper.js'
+import { build, buildEmbedded, createShop } from '../helper.js'
 import { createProduct } from '../fixtures/products.js'
 import { buy, postAsBuyer } from '../fixtures/orders.js'
 import { readAll } from '../fixtures/events.js'
 import { chat, createRule, ruleCall, ruleMessages } from '../fixtures/chat-rules.js'
+import { run } from '../../db/core/sql.js'
 
 t.test('the first message is greeted once; one keyword answer a message, by priority, with cooldowns', async (t) => {
   const app = await build(t)
@@ -59,6 +60,28 @@ t.test('callSeller: chat.seller_called with the buyer\'s message right after the
   t.same(events.at(-1)!.data, { orderId: order.id, message: posted, ruleId: rule.id })
   t.equal(events.at(-2)!.data.message.ruleId, rule.id)
   t.same(events.at(-3)!.data, { orderId: order.id, message: posted }, 'the buyer\'s own message.created comes first')
+})
+
+t.test('rules changed before every post: matched again five times, then 503 and nothing posted', async (t) => {
+  // Its own embedded database: the post is wrapped so that the shop's rules change (their
+  // version moves, as another instance's edit moves it) just before each post.
+  const app = await buildEmbedded(t)
+  const shop = await createShop(app)
+  const product = await createProduct(app, shop)
+  const order = await buy(app, product)
+  await createRule(app, shop, { name: 'Help', trigger: 'message.keyword', keywords: ['!help'], text: 'Commands: !seller' })
+  await run(app.db, 'alter function chat_rules_buyer_post(uuid, text, bigint, uuid[]) rename to chat_rules_buyer_post_unwrapped')
+  await run(app.db, `create function chat_rules_buyer_post(p_order uuid, p_text text, p_version bigint, p_candidates uuid[])
+    returns jsonb language plpgsql as $$
+    begin
+      update shops set chat_rules_version = chat_rules_version + 1 where id = (select shop_id from orders where id = p_order);
+      return chat_rules_buyer_post_unwrapped(p_order, p_text, p_version, p_candidates);
+    end $$`)
+  const res = await postAsBuyer(app, order.id, '!help')
+  t.equal(res.statusCode, 503)
+  t.equal(res.json().error.code, 'SERVICE_UNAVAILABLE')
+  t.match(res.json().error.message, /chat rules changed/)
+  t.same(await chat(app, shop, order.id), [], 'neither the message nor an answer posted')
 })
 
 t.test('rule messages never fire rules; messages of an order without automation are not answered', async (t) => {
