@@ -6,6 +6,7 @@ import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type postgres from 'postgres'
 import ts from 'typescript'
+import { until } from '../../test/fixtures/until.js'
 
 export const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -198,14 +199,12 @@ export async function backendCpuSeconds (monitor: postgres.Sql, database: string
 export async function backendsSettled (
   monitor: postgres.Sql, database: string, applicationName: string, timeoutMs = 3000
 ): Promise<void> {
-  const until = performance.now() + timeoutMs
-  while (performance.now() < until) {
+  await until(async () => {
     const [{ busy }] = await monitor<{ busy: number }[]>`
       select count(*)::int as busy from pg_stat_activity where datname = ${database}
         and application_name = ${applicationName} and state in ('active', 'idle in transaction')`
-    if (busy === 0) return
-    await sleep(20)
-  }
+    return busy === 0
+  }, timeoutMs)
 }
 
 /** CPU seconds used since `before` by the backends in it that still exist. */

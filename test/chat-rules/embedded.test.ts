@@ -6,6 +6,7 @@ import { createProduct } from '../fixtures/products.js'
 import { orderIn, postAsBuyer } from '../fixtures/orders.js'
 import { createRule, ruleMessages } from '../fixtures/chat-rules.js'
 import { run } from '../../db/core/sql.js'
+import { until } from '../fixtures/until.js'
 
 t.test('rules fire on the embedded database', async (t) => {
   const app = await buildEmbedded(t, { CHAT_RULE_SWEEP_INTERVAL_MS: 50 })
@@ -20,8 +21,6 @@ t.test('rules fire on the embedded database', async (t) => {
   t.equal((await postAsBuyer(app, order.id, '!help')).statusCode, 201)
   t.same((await ruleMessages(app, shop, order.id)).map((m) => m.text), [`Thanks for ${order.id}`, 'Hello', 'Help', 'Help'])
   await run(app.db, 'update chat_rule_reminders set due_at = now()')
-  for (let i = 0; i < 200 && (await ruleMessages(app, shop, order.id)).length < 5; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  await until(async () => (await ruleMessages(app, shop, order.id)).length >= 5, 10_000, 50)
   t.same((await ruleMessages(app, shop, order.id)).map((m) => m.text).at(-1), 'Confirm?', 'the reminder')
 })
