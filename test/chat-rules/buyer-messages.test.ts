@@ -1,6 +1,7 @@
 // A buyer's message and the rules' answers (docs/chat-rules.md): the greeting on
 // the very first message, one keyword answer per message by priority with
-// cooldowns, `chat.seller_called`, and the same under concurrency, on two instances.
+// cooldowns, `chat.seller_called`, a message no keyword matched posted alone unless
+// a greeting is due, and the same under concurrency, on two instances.
 import t from 'tap'
 import { build, buildEmbedded, createShop } from '../helper.js'
 import { createProduct } from '../fixtures/products.js'
@@ -155,4 +156,32 @@ t.test('rules changed on another instance between two messages of a chat: the ne
   t.same(await answered('my code?'), [], 'a deleted rule never answers')
   const posted = (await chat(one, shop, order.id)).filter((m) => m.senderRole === 'buyer').map((m) => m.text)
   t.same(posted, ['my key?', 'my key?', 'my code?', 'my code?'], 'every message posted once')
+})
+
+t.test('a message no keyword matches: posted alone, unless rules made on another instance answer it', async (t) => {
+  const [one, two] = [await build(t), await build(t)]
+  const shop = await createShop(one)
+  const product = await createProduct(one, shop)
+  await createRule(one, shop, { name: 'Key', trigger: 'message.keyword', keywords: ['key'], text: 'About keys' })
+  const answered = async (orderId: string, text: string) => {
+    const before = (await ruleMessages(one, shop, orderId)).length
+    const res = await postAsBuyer(one, orderId, text)
+    t.equal(res.statusCode, 201)
+    t.equal(res.json().data.message.text, text)
+    return (await ruleMessages(one, shop, orderId)).slice(before).map((m) => m.text)
+  }
+  const first = await buy(one, product)
+  t.same(await answered(first.id, 'hello'), [], 'instance one compiled the shop\'s rules: no greeting, no "code"')
+  t.same(await answered(first.id, 'a key?'), ['About keys'])
+  // Instance one's compiled rules say no keyword matches "code" and the shop greets no one; two changes both.
+  t.equal((await ruleCall(two, shop, 'POST', '', { name: 'Hi', trigger: 'message.first', text: 'Hello' })).statusCode, 201)
+  t.equal((await ruleCall(two, shop, 'POST', '',
+    { name: 'Code', trigger: 'message.keyword', keywords: ['code'], text: 'About codes' })).statusCode, 201)
+  t.same(await answered(first.id, 'my code?'), ['About codes'], 'matched against the new rules')
+  t.same(await answered(first.id, 'still there?'), [], 'a chat with a buyer\'s message before the greeting is not greeted')
+  const second = await buy(one, product)
+  t.same(await answered(second.id, 'hello'), ['Hello'], 'a new chat is greeted')
+  t.same(await answered(second.id, 'hello again'), [], 'once')
+  const events = (await readAll(one, shop)).events.filter((e) => e.type === 'message.created' && e.data.orderId === second.id)
+  t.same(events.map((e) => e.data.message.text), ['hello', 'Hello', 'hello again'], 'each message\'s event once, in order')
 })
