@@ -9,14 +9,23 @@ export type ErrorCode = NonNullable<NonNullable<ErrorComponent['error']>['code']
 export type ErrorDetail = NonNullable<Schemas['ErrorResponse']['error']['details']>[number]
 
 export class SellerApiError extends Error {
+  readonly status: number
+  readonly code: ErrorCode | 'NETWORK_ERROR'
+  readonly details: ErrorDetail[]
+  readonly requestId: string | null
+
   constructor (
-    readonly status: number,
-    readonly code: ErrorCode | 'NETWORK_ERROR',
+    status: number,
+    code: ErrorCode | 'NETWORK_ERROR',
     message: string,
-    readonly details: ErrorDetail[] = [],
-    readonly requestId: string | null = null
+    details: ErrorDetail[] = [],
+    requestId: string | null = null
   ) {
     super(message)
+    this.status = status
+    this.code = code
+    this.details = details
+    this.requestId = requestId
     this.name = 'SellerApiError'
   }
 

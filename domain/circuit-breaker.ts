@@ -11,8 +11,10 @@ export type BreakerState = 'closed' | 'open' | 'half-open'
 /** Refusal while a dependency's breaker is not closed: the caller answers 503 without waiting. */
 export class DependencyUnavailableError extends Error {
   readonly code = 'DEPENDENCY_UNAVAILABLE'
-  constructor (readonly dependency: string) {
+  readonly dependency: string
+  constructor (dependency: string) {
     super(`${dependency} is unavailable`)
+    this.dependency = dependency
     this.name = 'DependencyUnavailableError'
   }
 }
@@ -30,9 +32,11 @@ export class CircuitBreaker extends EventEmitter<{ open: [unknown], close: [numb
   private openedAt = 0
   private timer: NodeJS.Timeout | undefined
   private stopped = false
+  private readonly options: BreakerOptions
 
-  constructor (private readonly options: BreakerOptions) {
+  constructor (options: BreakerOptions) {
     super()
+    this.options = options
   }
 
   get name (): string { return this.options.name }

@@ -224,18 +224,24 @@ export const ruleOf = <K extends ServiceRule>(keyword: K, params: ServiceRules[K
 /** An error the client should see as is: stable code, the table's HTTP status, a human message. */
 export class ApiError extends Error {
   readonly statusCode: number
+  readonly code: ErrorCode
+  readonly details?: ErrorDetail[]
+  /** The rule an error without details broke (see DetailRule), for the portal's words. */
+  readonly rule?: DetailRule
 
   constructor (
-    readonly code: ErrorCode,
+    code: ErrorCode,
     message: string = errors[code].message,
-    readonly details?: ErrorDetail[],
+    details?: ErrorDetail[],
     statusCode: number = errors[code].status,
-    /** The rule an error without details broke (see DetailRule), for the portal's words. */
-    readonly rule?: DetailRule
+    rule?: DetailRule
   ) {
     super(message)
     this.name = 'ApiError'
     this.statusCode = statusCode
+    this.code = code
+    this.details = details
+    this.rule = rule
   }
 }
 

@@ -5,9 +5,13 @@ import { LruMap } from 'toad-cache'
 
 export class FailureWindows {
   private readonly windows: LruMap<{ failures: number, endsAt: number }>
+  private readonly max: number
+  private readonly windowMs: number
 
-  constructor (private readonly max: number, private readonly windowMs: number, capacity = 10_000) {
+  constructor (max: number, windowMs: number, capacity = 10_000) {
     this.windows = new LruMap(capacity)
+    this.max = max
+    this.windowMs = windowMs
   }
 
   /** Milliseconds until `client` may try again; 0 when it is not over its failures. */

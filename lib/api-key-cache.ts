@@ -59,8 +59,11 @@ export class ApiKeyCache {
   private generation = 0
   /** Whether the LISTEN connection is in place (nothing is cached while it is not). */
   private listening = false
+  readonly mode: ApiKeyCacheMode
 
-  constructor (readonly mode: ApiKeyCacheMode) {}
+  constructor (mode: ApiKeyCacheMode) {
+    this.mode = mode
+  }
 
   /** The state to cache a database read under: taken before the read starts. */
   get mark (): CacheMark {

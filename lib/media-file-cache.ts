@@ -9,8 +9,11 @@ export interface CachedMediaFile { mime: string, sha256: string, data: Buffer }
 export class MediaFileCache {
   private readonly files = new Map<string, CachedMediaFile>()
   private bytes = 0
+  private readonly maxBytes: number
 
-  constructor (private readonly maxBytes: number) {}
+  constructor (maxBytes: number) {
+    this.maxBytes = maxBytes
+  }
 
   get (name: string): CachedMediaFile | undefined {
     const file = this.files.get(name)

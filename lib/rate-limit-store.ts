@@ -43,11 +43,17 @@ export function redisRateLimitStore (
   const epochKey = revocationEpochKey(prefix)
 
   class RedisOrMemoryStore implements FastifyRateLimitStore {
+    private readonly windowPrefix: string
+    private readonly memory: FastifyRateLimitStore
+
     constructor (
       _options: FastifyRateLimitOptions,
-      private readonly windowPrefix = `${prefix}rl:`,
-      private readonly memory: FastifyRateLimitStore = new LocalStore(false, false) as FastifyRateLimitStore
-    ) {}
+      windowPrefix = `${prefix}rl:`,
+      memory: FastifyRateLimitStore = new LocalStore(false, false) as FastifyRateLimitStore
+    ) {
+      this.windowPrefix = windowPrefix
+      this.memory = memory
+    }
 
     incr (key: string, callback: Callback, timeWindow: number, max: number) {
       if (breaker.state !== 'closed') return this.memory.incr(key, callback, timeWindow, max)

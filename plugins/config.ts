@@ -255,9 +255,11 @@ const VALUES_KEY_REQUIRED = 'Invalid configuration: VALUES_ENCRYPTION_KEY is not
   'values in clear (not recommended), set VALUES_IN_CLEAR=true.'
 
 export class ConfigError extends Error {
-  constructor (readonly problems: string[]) {
+  readonly problems: string[]
+  constructor (problems: string[]) {
     super(problems.join('\n'))
     this.name = 'ConfigError'
+    this.problems = problems
   }
 }
 

@@ -51,7 +51,11 @@ class Waiter implements EventWatch {
   /** Set while parked in `next`. */
   position: WaitPosition | null = null
 
-  constructor (private readonly onClose: (waiter: Waiter) => void) {}
+  private readonly onClose: (waiter: Waiter) => void
+
+  constructor (onClose: (waiter: Waiter) => void) {
+    this.onClose = onClose
+  }
 
   wake () {
     if (this.settle) this.finish('woken')
@@ -110,8 +114,13 @@ export class WakeupRegistry {
   private readonly byShop = new Map<string, Set<Waiter>>()
   private shuttingDown = false
 
-  constructor (private readonly readShared: SharedRead,
-    private readonly counters: SharedReadCounters = { read: () => {} }) {}
+  private readonly readShared: SharedRead
+  private readonly counters: SharedReadCounters
+
+  constructor (readShared: SharedRead, counters: SharedReadCounters = { read: () => {} }) {
+    this.readShared = readShared
+    this.counters = counters
+  }
 
   /** Starts watching `shopId`; call before reading the feed, so nothing committed after the read is missed. */
   watch (shopId: string): EventWatch {

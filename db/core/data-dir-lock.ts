@@ -7,10 +7,15 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
 export class DataDirInUseError extends Error {
-  constructor (readonly dataDir: string, readonly pid: number) {
+  readonly dataDir: string
+  readonly pid: number
+
+  constructor (dataDir: string, pid: number) {
     super(`the embedded database in ${dataDir} is in use by another process (pid ${pid}), probably a running server: ` +
       'stop it first, or do this through the operator API (/internal/v1) of that server.')
     this.name = 'DataDirInUseError'
+    this.dataDir = dataDir
+    this.pid = pid
   }
 }
 

@@ -48,8 +48,11 @@ export class Notifier {
   private sending: Promise<void> | null = null
   private retry: NodeJS.Timeout | undefined
   private closed = false
+  private readonly send: (channel: string, payload: string) => Promise<unknown>
 
-  constructor (private readonly send: (channel: string, payload: string) => Promise<unknown>) {}
+  constructor (send: (channel: string, payload: string) => Promise<unknown>) {
+    this.send = send
+  }
 
   notify (channel: string, payload: string) {
     if (this.closed) return

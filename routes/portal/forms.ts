@@ -14,8 +14,10 @@ export type Form = Record<string, string | string[] | undefined>
 /** A form field whose text is not UTF-8: refused whole (a page in UTF-8 never sends one), nothing stored. */
 export class FieldNotUtf8 extends Error {
   readonly statusCode = 400
-  constructor (readonly field: string) {
+  readonly field: string
+  constructor (field: string) {
     super(`The form field ${field} is not UTF-8 text.`)
+    this.field = field
   }
 }
 

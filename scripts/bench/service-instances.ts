@@ -93,7 +93,12 @@ export class ServiceInstances {
   private owned = false
   private cleaning: Promise<void> | null = null
 
-  constructor (private readonly options: ServiceInstancesOptions, private readonly receiver: HttpServer) {
+  private readonly options: ServiceInstancesOptions
+  private readonly receiver: HttpServer
+
+  constructor (options: ServiceInstancesOptions, receiver: HttpServer) {
+    this.options = options
+    this.receiver = receiver
     this.url = databaseUrl(options.serverUrl, options.database)
   }
 

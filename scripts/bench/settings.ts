@@ -158,9 +158,11 @@ export type BenchSettings<B extends Bench> = { readonly [N in Name as Read<B, N>
 const SECRET = new Set<string>(['DATABASE_URL', 'REDIS_URL', 'BENCH_POOLER_URL'])
 
 export class BenchSettingsError extends Error {
-  constructor (readonly problems: string[]) {
+  readonly problems: string[]
+  constructor (problems: string[]) {
     super(problems.join('\n'))
     this.name = 'BenchSettingsError'
+    this.problems = problems
   }
 }
 

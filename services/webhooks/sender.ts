@@ -48,8 +48,12 @@ export interface Sender {
 }
 
 class RefusedAddressError extends Error {
-  constructor (readonly host: string, readonly reasons: string) {
+  readonly host: string
+  readonly reasons: string
+  constructor (host: string, reasons: string) {
     super(failureText({ kind: 'noPublicAddress', host, reasons }))
+    this.host = host
+    this.reasons = reasons
   }
 }
 
