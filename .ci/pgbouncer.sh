@@ -81,4 +81,6 @@ files=("$@")
   test/plugins/idempotency.test.ts test/security/revocation.test.ts
   test/chat-rules/buyer-messages.test.ts test/chat-rules/reminders.test.ts
 )
-TEST_DATABASE_URL="$direct" TEST_DATABASE_POOLER_URL="$pooler" npx tap --reporter=tap "${files[@]}"
+# On Node 24 (.ci/node24.sh), as `npm test`: the Docker image's runtime, and the test processes'
+# TypeScript stripped by Node itself (test/fixtures/typescript-imports.mjs).
+TEST_DATABASE_URL="$direct" TEST_DATABASE_POOLER_URL="$pooler" bash .ci/node24.sh npx tap --reporter=tap "${files[@]}"

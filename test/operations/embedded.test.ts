@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
-import { repoRoot, runCli } from '../fixtures/cli.js'
+import { repoRoot, runCli, SERVER_ARGS } from '../fixtures/cli.js'
 import { freePort } from '../fixtures/free-port.js'
 import { images, multipartBody } from '../fixtures/images.js'
 import { productInput } from '../fixtures/products.js'
@@ -19,7 +19,7 @@ interface Running { child: ChildProcess, output: () => string, stdout: () => str
 async function start (env: Record<string, string>): Promise<Running> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'warn' }
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'INTERNAL_TOKEN', 'TEST_DATABASE_URL', 'TEST_REDIS_URL']) delete childEnv[name]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, SERVER_ARGS, { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   let stdout = ''
   let stderr = ''
@@ -111,7 +111,7 @@ t.test('embedded mode survives a restart', async (t) => {
 })
 
 t.test('a bad configuration stops the start with one line per variable', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: repoRoot, env: { ...process.env, VALUES_IN_CLEAR: 'true', PORT: 'eighty', RATE_LIMIT_MAX: '0' }, stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

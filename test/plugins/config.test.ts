@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process'
 import t from 'tap'
 import { ConfigError, ConfigSchema, loadConfig } from '../../plugins/config.js'
-import { repoRoot } from '../fixtures/cli.js'
+import { repoRoot, SERVER_ARGS } from '../fixtures/cli.js'
 import { testDatabaseBaseUrl } from '../fixtures/databases.js'
 
 const badValues: Record<keyof typeof ConfigSchema.properties, string> = {
@@ -130,7 +130,7 @@ t.test('PUBLIC_BASE_URL follows HOST and PORT unless set', async (t) => {
 })
 
 function startServer (env: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', VALUES_IN_CLEAR: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, SERVER_ARGS, { cwd: repoRoot, env: { ...process.env, LOG_LEVEL: 'warn', VALUES_IN_CLEAR: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => { stdout += chunk })
