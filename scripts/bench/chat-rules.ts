@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs'
 import postgres from 'postgres'
 import type { Measure, Workload } from './load.js'
-import { log, sleep, type Server } from './processes.js'
+import { log, sleep, stopServer, type Server } from './processes.js'
 import { seedStock, type StockProduct } from './seed-stock.js'
 import { parseTemplate } from '../../domain/chat-rule-template.js'
 import type { ChatRuleTrigger } from '../../domain/chat-rules.js'
@@ -131,8 +131,15 @@ function buyerMessages (orders: string[], token: string): Workload {
   }
 }
 
-/** Makes every seeded reminder due now and waits until both instances' sweeps posted them all: seconds, and whether each once. */
-async function remindAll (url: string, fixtures: ChatRulesFixtures['reminders']): Promise<ChatRulesResult['reminders']> {
+/**
+ * Makes every seeded reminder due now and waits until the sweeps of both instances (the
+ * service and a second one, started for this and stopped after) posted them all: seconds,
+ * and whether each once.
+ */
+async function remindAll (
+  url: string, fixtures: ChatRulesFixtures['reminders'], startSecond: () => Promise<Server>
+): Promise<ChatRulesResult['reminders']> {
+  const second = await startSecond()
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   try {
     const [{ since }] = await sql<{ since: Date }[]>`select clock_timestamp() as since`
@@ -152,12 +159,13 @@ async function remindAll (url: string, fixtures: ChatRulesFixtures['reminders'])
     return { seconds, reminded, once: reminded === fixtures.orderIds.length && orders === reminded }
   } finally {
     await sql.end({ timeout: 5 })
+    await stopServer(second)
   }
 }
 
 /** One run of the scenario; `pair` measures the side without rules (as "baseline") against the side with them. */
 export async function chatRulesRun (
-  service: Server, token: string, fixtures: ChatRulesFixtures, url: string,
+  service: Server, token: string, fixtures: ChatRulesFixtures, url: string, startSecond: () => Promise<Server>,
   pair: (b: { server: Server, workload: Workload }, s: { server: Server, workload: Workload }) => Promise<{ baseline: Measure, service: Measure }>
 ): Promise<ChatRulesResult> {
   // Every statement shape of both sides prepared and planned before anything counts.
@@ -180,5 +188,5 @@ export async function chatRulesRun (
   const floor = await pair(
     { server: service, workload: purchases(fixtures.purchase.without, token) },
     { server: service, workload: purchases(fixtures.purchase.floor, token) })
-  return { purchase, floor, message, reminders: await remindAll(url, fixtures.reminders) }
+  return { purchase, floor, message, reminders: await remindAll(url, fixtures.reminders, startSecond) }
 }
