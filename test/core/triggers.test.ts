@@ -2,7 +2,8 @@
 // migrated database, and every function a db/<feature>/triggers.sql file defines,
 // is what those files say. The migrations write them; the files show each one's
 // current definition in one place, so a migration that redefines a trigger or its
-// function without the file changing fails here. Every db/*/triggers.sql is read.
+// function without the file changing fails here. Every db/*/triggers.sql is read, and
+// docs/architecture.md must name each file and each of its triggers.
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -110,4 +111,14 @@ t.test('the migrated database\'s triggers are the ones db/*/triggers.sql define'
   }
   t.same([...fromFiles.triggers.keys()].sort(), [...migrated.triggers.keys()].sort(),
     'the files make no trigger the migrations do not, and drop none they keep')
+})
+
+t.test('docs/architecture.md names every trigger file and every trigger in it', async (t) => {
+  const doc = readFileSync(fileURLToPath(new URL('../../docs/architecture.md', import.meta.url)), 'utf8')
+  for (const file of triggerFiles()) {
+    t.ok(doc.includes(`### ${file.path}\n`), `docs/architecture.md has a section on ${file.path}`)
+    for (const trigger of namesIn(file.text).triggers) {
+      t.ok(doc.includes(`\`${trigger.name}\``), `docs/architecture.md names ${trigger.name} (${file.path})`)
+    }
+  }
 })
