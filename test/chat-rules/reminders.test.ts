@@ -11,6 +11,7 @@ import { claimAction, openedClaim } from '../fixtures/claims.js'
 import { addValues, stockKey, stockProduct } from '../fixtures/stock.js'
 import { fileServerEnv, startServerProcess } from '../fixtures/server-process.js'
 import { createRule, ruleCall, ruleMessages } from '../fixtures/chat-rules.js'
+import { until } from '../fixtures/until.js'
 
 async function database (t: { teardown: (fn: () => unknown) => void }) {
   const sql = postgres(await fileDatabaseUrl(), { max: 1, onnotice: () => {} })
@@ -19,13 +20,8 @@ async function database (t: { teardown: (fn: () => unknown) => void }) {
 }
 
 /** Waits until no reminder is waiting any more (the sweeps took them all), within `ms`. */
-async function untilNoneWaiting (sql: postgres.Sql, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await pause(50)) {
-    const [{ waiting }] = await sql`select count(*)::int as waiting from chat_rule_reminders`
-    if (waiting === 0) return true
-  }
-  return false
-}
+const untilNoneWaiting = (sql: postgres.Sql, ms: number) => until(async () =>
+  (await sql<Array<{ waiting: number }>>`select count(*)::int as waiting from chat_rule_reminders`)[0].waiting === 0, ms, 50)
 
 const remindersIn = async (app: App, shop: ShopFixture, orderId: string) =>
   (await ruleMessages(app, shop, orderId)).map((m) => m.text)
