@@ -1,7 +1,7 @@
 // The layers and what may import what (docs/architecture.md, "One pattern"): read
 // from the sources' import lines, so a change that makes a layer look back up, a
 // route reach past its service, or two db/ feature folders import each other
-// fails here instead of in a review.
+// fails here instead of in a review; and no module imports itself through others.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, normalize, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -101,4 +101,29 @@ t.test('db/ opens no transaction outside its stated exception', async (t) => {
     /\.transaction\(|\bsql\.begin\(/.test(readFileSync(join(root, path), 'utf8')))
   t.same(opening.filter((path) => !DB_TRANSACTION_OWNERS.includes(path)), [],
     'a db/ function takes the transaction (tx: Tx) its service opens')
+})
+
+/** The repository paths a file imports as values (`import type` and `export type` left out: they are erased). */
+function valueImportsOf (path: string): string[] {
+  const text = readFileSync(join(root, path), 'utf8')
+  return [...text.matchAll(/^(?:import|export) (?!type\b)[^;]*?from '(\.{1,2}\/[^']+)'/gms)]
+    .map((m) => normalize(relative(root, join(root, path, '..', m[1]!))).replace(/\.js$/, '.ts'))
+}
+
+t.test('no import circle: no module reaches itself through its value imports', async (t) => {
+  const files = [...['db', 'domain', 'lib', 'plugins', 'routes', 'schemas', 'services'].flatMap(sources),
+    ...readdirSync(root).filter((name) => name.endsWith('.ts'))]
+  const graph = new Map(files.map((file) => [file, valueImportsOf(file).filter((to) => files.includes(to))]))
+  t.ok(graph.size > 200, `${graph.size} modules read`)
+  // Depth-first, with the path so far: a module met again on its own path closes a circle.
+  const done = new Set<string>()
+  const circles: string[] = []
+  const visit = (file: string, path: string[]) => {
+    if (path.includes(file)) { circles.push([...path.slice(path.indexOf(file)), file].join(' -> ')); return }
+    if (done.has(file)) return
+    for (const to of graph.get(file) ?? []) visit(to, [...path, file])
+    done.add(file)
+  }
+  for (const file of files) visit(file, [])
+  t.same(circles, [], 'import circles')
 })
