@@ -51,16 +51,15 @@ export function startServer (name: string, args: string[], env: Record<string, s
 }
 
 export async function waitReady (server: Server, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs
-  while (Date.now() < until) {
+  const ready = await until(async () => {
     if (server.exited) throw new Error(`${server.name} exited during start:\n${server.output.join('\n')}`)
     try {
-      const res = await fetch(`http://127.0.0.1:${server.port}/healthz`)
-      if (res.ok) return
-    } catch { /* not listening yet */ }
-    await sleep(100)
-  }
-  throw new Error(`${server.name} not ready after ${timeoutMs} ms:\n${server.output.join('\n')}`)
+      return (await fetch(`http://127.0.0.1:${server.port}/healthz`)).ok
+    } catch {
+      return false // not listening yet
+    }
+  }, timeoutMs, 100)
+  if (!ready) throw new Error(`${server.name} not ready after ${timeoutMs} ms:\n${server.output.join('\n')}`)
 }
 
 export async function stopServer (server: Server) {
