@@ -28,11 +28,14 @@ function sources (dir: string): string[] {
   })
 }
 
-/** The repository paths a file imports (relative imports only, `import type` included). */
-function importsOf (path: string): string[] {
+/**
+ * The repository paths a file imports (relative imports only): every one, `import type` included,
+ * or with `values` only those that remain at run time (`import type` and `export type` are erased).
+ */
+function importsOf (path: string, values = false): string[] {
   const text = readFileSync(join(root, path), 'utf8')
-  return [...text.matchAll(/from '(\.{1,2}\/[^']+)'/g)]
-    .map((m) => normalize(relative(root, join(root, path, '..', m[1]!))))
+  const pattern = values ? /^(?:import|export) (?!type\b)[^;'"]*?from '(\.{1,2}\/[^']+)'/gm : /from '(\.{1,2}\/[^']+)'/g
+  return [...text.matchAll(pattern)].map((m) => normalize(relative(root, join(root, path, '..', m[1]!))))
 }
 
 const layer = (path: string) => path.split('/')[0]!
@@ -103,17 +106,11 @@ t.test('db/ opens no transaction outside its stated exception', async (t) => {
     'a db/ function takes the transaction (tx: Tx) its service opens')
 })
 
-/** The repository paths a file imports as values (`import type` and `export type` left out: they are erased). */
-function valueImportsOf (path: string): string[] {
-  const text = readFileSync(join(root, path), 'utf8')
-  return [...text.matchAll(/^(?:import|export) (?!type\b)[^;]*?from '(\.{1,2}\/[^']+)'/gms)]
-    .map((m) => normalize(relative(root, join(root, path, '..', m[1]!))).replace(/\.js$/, '.ts'))
-}
-
 t.test('no import circle: no module reaches itself through its value imports', async (t) => {
   const files = [...['db', 'domain', 'lib', 'plugins', 'routes', 'schemas', 'services'].flatMap(sources),
     ...readdirSync(root).filter((name) => name.endsWith('.ts'))]
-  const graph = new Map(files.map((file) => [file, valueImportsOf(file).filter((to) => files.includes(to))]))
+  const graph = new Map(files.map((file) => [file,
+    importsOf(file, true).map((to) => to.replace(/\.js$/, '.ts')).filter((to) => files.includes(to))]))
   t.ok(graph.size > 200, `${graph.size} modules read`)
   // Depth-first, with the path so far: a module met again on its own path closes a circle.
   const done = new Set<string>()
