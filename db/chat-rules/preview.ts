@@ -1,6 +1,7 @@
 // The preview of a rule's text (docs/chat-rules.md): rendered by the very
 // function that renders it when a rule fires (chat_rule_text,
-// db/chat-rules/triggers.sql), for one order the shop sees through /v1. Posts nothing.
+// db/chat-rules/triggers.sql; a text without placeholders, which a firing takes
+// as it is, renders to itself), for one order the shop sees through /v1. Posts nothing.
 import { ApiError, notFound } from '../../domain/errors.js'
 import { claimPlaceholders, type TemplateSegment } from '../../domain/chat-rule-template.js'
 import type { Queryable } from '../core/client.js'
